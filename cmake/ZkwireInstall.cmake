@@ -1,0 +1,20 @@
+# Install rules and an exported package so other projects can find_package(zkwire) and link zkwire::proto.
+include(CMakePackageConfigHelpers)
+
+set(ZKWIRE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/zkwire)
+
+install(TARGETS zkwire_jute zkwire_proto EXPORT zkwireTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY jute/include/ proto/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET zkwire_cli)
+  install(TARGETS zkwire_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+install(EXPORT zkwireTargets NAMESPACE zkwire:: DESTINATION ${ZKWIRE_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/zkwireConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/zkwireConfig.cmake INSTALL_DESTINATION ${ZKWIRE_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/zkwireConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/zkwireConfig.cmake ${PROJECT_BINARY_DIR}/zkwireConfigVersion.cmake
+        DESTINATION ${ZKWIRE_CMAKE_DIR})

@@ -1,0 +1,81 @@
+#pragma once
+// Splits the byte stream of one connection into frame payloads: [int32 len][len bytes] (PROTOCOL.md §1).
+//
+// Feeding: either copy received bytes in with feed(), or let the socket read straight into the reader's buffer:
+//
+//   std::span<char> space = reader.prepare(64 * 1024);
+//   std::size_t n = socket.read_some(asio::buffer(space.data(), space.size()));
+//   reader.commit(n);
+//   while (auto payload = reader.next()) handle(*payload);
+//   if (reader.error()) drop_connection(reader.error());
+//
+// Limits: a length prefix above max_frame_size is client_error::frame_too_large, a negative one
+// client_error::protocol_violation, both reported as soon as the 4 prefix bytes are in and before anything of
+// that size is allocated. Errors are final: the stream cannot be resynchronised, so after one next() returns
+// nothing and error() stays set until reset(). A zero-length frame is returned as an empty payload; whether that is
+// acceptable is for the layer above (no ZooKeeper message is empty).
+//
+// Memory: the buffer holds at most one partial frame plus the last prepare() size, so it stays around
+// max_frame_size + 4 + the read size; consumed bytes are reclaimed (moved to the front) on prepare() and feed().
+//
+// Thread safety: none; one reader per connection, used from one thread (or strand) at a time.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "zkwire/jute/limits.hpp"
+
+namespace zkwire::proto {
+
+class frame_reader {
+ public:
+  // The default accepts a little over 1 MiB: a getData reply for a node at the server's jute.maxbuffer is larger
+  // than the limit itself (header and Stat come on top).
+  explicit frame_reader(std::size_t max_frame_size = jute::default_max_length) noexcept
+      : max_frame_size_(max_frame_size) {}
+
+  // Writable space for at least n bytes at the end of the buffered data. Valid until the next non-const call.
+  // Invalidates payloads returned by next().
+  std::span<char> prepare(std::size_t n);
+  // Marks the first n bytes of the last prepare() as received (n is clamped to what was prepared).
+  void commit(std::size_t n) noexcept;
+  // Copies received bytes in (prepare + copy + commit). Invalidates payloads returned by next().
+  void feed(std::string_view bytes);
+
+  // The next complete frame's payload (without the length prefix), or nullopt when more bytes are needed or the
+  // stream is broken (check error()). The view stays valid until the next prepare(), feed() or reset(), so several
+  // payloads can be held at once between reads.
+  std::optional<std::string_view> next();
+
+  // client_error::frame_too_large or client_error::protocol_violation once a bad length prefix was seen.
+  [[nodiscard]] std::error_code error() const noexcept { return error_; }
+
+  // Bytes received and not yet returned by next().
+  [[nodiscard]] std::size_t buffered() const noexcept { return end_ - begin_; }
+  // How many more bytes complete the frame being received (at least 1 when nothing is buffered: the prefix needs
+  // 4). A hint for sizing reads; 0 when a whole frame is buffered or after an error.
+  [[nodiscard]] std::size_t bytes_wanted() const noexcept;
+  [[nodiscard]] std::size_t max_frame_size() const noexcept { return max_frame_size_; }
+  // Allocated buffer size, for tests of the memory bound.
+  [[nodiscard]] std::size_t capacity() const noexcept { return buffer_.size(); }
+
+  // Drops buffered bytes and any error, e.g. for a new connection. Keeps the allocated buffer.
+  void reset() noexcept;
+
+ private:
+  // Reads the length prefix at begin_ if all 4 bytes are there; records an error for a bad one.
+  std::optional<std::size_t> frame_length();
+
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;     // first unconsumed byte
+  std::size_t end_ = 0;       // one past the last received byte
+  std::size_t prepared_ = 0;  // size of the last prepare(), bounds commit()
+  std::size_t max_frame_size_;
+  std::error_code error_;
+};
+
+}  // namespace zkwire::proto

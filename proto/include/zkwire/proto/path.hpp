@@ -1,0 +1,35 @@
+#pragma once
+// ZooKeeper's path rules (PathUtils) and chroot mapping (PROTOCOL.md §8). Pure functions, no shared state.
+
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace zkwire::proto {
+
+// Checks `path` (UTF-8) the way ZooKeeper does; client_error::invalid_path if it:
+//  - is empty, does not start with '/', or ends with '/' (except the root "/")
+//  - has an empty component ("//") or a component that is exactly "." or ".."
+//  - contains NUL, a control character (U+0001-U+001F, U+007F-U+009F), a character in U+D800-U+F8FF
+//    (surrogates and private use), a special (U+FFF0-U+FFFF), or any character outside the BMP (the Java client
+//    sees those as surrogate pairs and rejects them)
+//  - is not valid UTF-8 (overlong forms, encoded surrogates and truncated sequences included)
+// With `sequential` the rules apply to path + "1", as the server checks the name after appending the counter: so
+// "/a/" is a valid prefix for a sequential create (it yields "/a/0000000003").
+// On failure, if `reason` is not null, it receives a short explanation with the byte index of the problem,
+// e.g. "empty component at index 3".
+std::error_code validate_path(std::string_view path, bool sequential = false, std::string* reason = nullptr);
+
+// The chroot is a validated absolute path without a trailing '/' ("/app/root"); "" or "/" means no chroot.
+// Paths given to the functions below are client paths (validated) or server paths.
+
+// The server path for a client path: the client's "/" is the chroot itself, "/x" is chroot + "/x".
+std::string prepend_chroot(std::string_view chroot, std::string_view client_path);
+
+// The client path for a server path (create results, watch events): the chroot itself becomes "/", a path under
+// it loses the prefix. A path outside the chroot is returned unchanged: since 3.8.1 (ZOOKEEPER-4565) events for
+// paths under /zookeeper/ (e.g. /zookeeper/config) arrive without the chroot and must pass through; a prefix that
+// only matches part of a component ("/app" vs "/apple") is not under the chroot.
+std::string strip_chroot(std::string_view chroot, std::string_view server_path);
+
+}  // namespace zkwire::proto

@@ -1,0 +1,17 @@
+#pragma once
+// Convenience header: the whole protocol layer. See message.hpp for the decoder entry points.
+#include "zkwire/proto/acl.hpp"
+#include "zkwire/proto/codec.hpp"
+#include "zkwire/proto/connect.hpp"
+#include "zkwire/proto/create_mode.hpp"
+#include "zkwire/proto/error.hpp"
+#include "zkwire/proto/frame_reader.hpp"
+#include "zkwire/proto/headers.hpp"
+#include "zkwire/proto/message.hpp"
+#include "zkwire/proto/multi.hpp"
+#include "zkwire/proto/opcodes.hpp"
+#include "zkwire/proto/path.hpp"
+#include "zkwire/proto/requests.hpp"
+#include "zkwire/proto/responses.hpp"
+#include "zkwire/proto/stat.hpp"
+#include "zkwire/proto/watches.hpp"

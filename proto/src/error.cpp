@@ -1,0 +1,170 @@
+#include "zkwire/proto/error.hpp"
+
+#include <string>
+
+#include "zkwire/jute/error.hpp"
+
+namespace zkwire::proto {
+namespace {
+
+struct server_error_info {
+  std::int32_t code;
+  std::string_view name;
+  const char* message;
+};
+
+// One row per KeeperException.Code; messages say what happened, then what the caller can do.
+constexpr server_error_info server_errors[] = {
+    {0, "OK", "ok"},
+    {-1, "SYSTEMERROR", "system error on the server (SYSTEMERROR)"},
+    {-2, "RUNTIMEINCONSISTENCY",
+     "runtime inconsistency (RUNTIMEINCONSISTENCY): in a multi, this op was not run because an earlier op failed"},
+    {-3, "DATAINCONSISTENCY", "data inconsistency on the server (DATAINCONSISTENCY)"},
+    {-4, "CONNECTIONLOSS",
+     "connection lost (CONNECTIONLOSS): the outcome of the request is unknown; read back or retry"},
+    {-5, "MARSHALLINGERROR",
+     "the server could not decode the request (MARSHALLINGERROR): a null field, or read and write ops mixed in one "
+     "multi"},
+    {-6, "UNIMPLEMENTED",
+     "operation not implemented by this server (UNIMPLEMENTED): TTL nodes need "
+     "-Dzookeeper.extendedTypesEnabled=true"},
+    {-7, "OPERATIONTIMEOUT", "operation timed out (OPERATIONTIMEOUT): the outcome is unknown; read back or retry"},
+    {-8, "BADARGUMENTS", "bad arguments (BADARGUMENTS): check the path, create mode, TTL and version"},
+    {-12, "UNKNOWNSESSION", "unknown session (UNKNOWNSESSION): create a new session"},
+    {-13, "NEWCONFIGNOQUORUM",
+     "the proposed configuration has no quorum of connected servers (NEWCONFIGNOQUORUM); retry later"},
+    {-14, "RECONFIGINPROGRESS", "another reconfiguration is in progress (RECONFIGINPROGRESS); retry later"},
+    {-100, "APIERROR", "API error (APIERROR)"},
+    {-101, "NONODE", "node does not exist (NONODE): create it or its parent first, or check the path"},
+    {-102, "NOAUTH", "not authorized (NOAUTH): the node's ACL denies this operation to the session's identities"},
+    {-103, "BADVERSION", "version mismatch (BADVERSION): the node changed since it was read; read it again and retry"},
+    {-108, "NOCHILDRENFOREPHEMERALS",
+     "ephemeral nodes cannot have children (NOCHILDRENFOREPHEMERALS); create under a persistent parent"},
+    {-110, "NODEEXISTS", "node already exists (NODEEXISTS)"},
+    {-111, "NOTEMPTY", "node has children (NOTEMPTY): delete the children first"},
+    {-112, "SESSIONEXPIRED",
+     "session expired (SESSIONEXPIRED): ephemeral nodes and watches are gone; create a new session"},
+    {-113, "INVALIDCALLBACK", "invalid callback (INVALIDCALLBACK)"},
+    {-114, "INVALIDACL",
+     "invalid ACL (INVALIDACL): the list is empty, or a scheme or id is malformed or not authenticated"},
+    {-115, "AUTHFAILED", "authentication failed (AUTHFAILED): the server closes the connection; create a new session"},
+    {-118, "SESSIONMOVED", "session moved to another server (SESSIONMOVED); reconnect"},
+    {-119, "NOTREADONLY", "the server is read-only (NOTREADONLY); retry once connected to a read-write server"},
+    {-120, "EPHEMERALONLOCALSESSION", "ephemeral nodes cannot be created by a local session (EPHEMERALONLOCALSESSION)"},
+    {-121, "NOWATCHER", "no such watch (NOWATCHER): nothing was registered for this path and watch type"},
+    {-122, "REQUESTTIMEOUT", "request timed out (REQUESTTIMEOUT): the outcome is unknown; read back or retry"},
+    {-123, "RECONFIGDISABLED", "dynamic reconfiguration is disabled (RECONFIGDISABLED): set reconfigEnabled=true"},
+    {-124, "SESSIONCLOSEDREQUIRESASLAUTH",
+     "session closed because SASL authentication is required (SESSIONCLOSEDREQUIRESASLAUTH); authenticate and create "
+     "a new session"},
+    {-125, "QUOTAEXCEEDED", "quota exceeded (QUOTAEXCEEDED): the node's subtree hit its hard count or byte limit"},
+    {-127, "THROTTLEDOP", "operation throttled by the server (THROTTLEDOP): it did not run; back off and retry"},
+};
+
+const server_error_info* find_server_error(std::int32_t code) noexcept {
+  for (const auto& info : server_errors) {
+    if (info.code == code) return &info;
+  }
+  return nullptr;
+}
+
+class server_category_impl final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "zookeeper"; }
+
+  std::string message(int value) const override {
+    if (const auto* info = find_server_error(value)) return info->message;
+    return "unknown ZooKeeper error " + std::to_string(value);
+  }
+};
+
+class client_category_impl final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "zkwire"; }
+
+  std::string message(int value) const override {
+    switch (static_cast<client_error>(value)) {
+      case client_error::connection_loss:
+        return "connection lost: the outcome of the request is unknown; read back or retry";
+      case client_error::session_expired:
+        return "session expired: ephemeral nodes and watches are gone; create a new session";
+      case client_error::closed:
+        return "closed: the client or session was closed; create a new one to continue";
+      case client_error::operation_timeout:
+        return "operation timed out: no reply in time, the outcome is unknown; read back or retry";
+      case client_error::cancelled:
+        return "cancelled: the request may still be applied by the server if it was already sent; read back";
+      case client_error::frame_too_large:
+        return "frame too large: the server sent a frame longer than the configured maximum; raise the client's "
+               "maximum frame size above the server's jute.maxbuffer";
+      case client_error::request_too_large:
+        return "request too large: it exceeds the maximum frame size the server accepts (jute.maxbuffer, "
+               "1048575 bytes by default); send less data";
+      case client_error::protocol_violation:
+        return "protocol violation: the server sent a malformed or unexpected frame; the connection must be "
+               "dropped";
+      case client_error::truncated_frame:
+        return "protocol violation: a frame ended in the middle of a record; the connection must be dropped";
+      case client_error::invalid_path:
+        return "invalid path: ZooKeeper paths are absolute, '/'-separated, without empty, '.' or '..' "
+               "components, a trailing '/' or control, surrogate, private-use or non-BMP characters";
+      case client_error::invalid_argument:
+        return "invalid argument: the request cannot be encoded as given";
+    }
+    return "unknown zkwire error " + std::to_string(value);
+  }
+};
+
+}  // namespace
+
+const std::error_category& server_category() noexcept {
+  static const server_category_impl instance;
+  return instance;
+}
+
+const std::error_category& client_category() noexcept {
+  static const client_category_impl instance;
+  return instance;
+}
+
+std::string_view server_error_name(std::int32_t err) noexcept {
+  if (const auto* info = find_server_error(err)) return info->name;
+  return "UNKNOWN";
+}
+
+bool is_session_fatal(const std::error_code& ec) noexcept {
+  if (ec.category() == server_category()) {
+    const auto e = static_cast<server_error>(ec.value());
+    return e == server_error::session_expired || e == server_error::auth_failed ||
+           e == server_error::session_closed_require_sasl_auth;
+  }
+  if (ec.category() == client_category()) {
+    const auto e = static_cast<client_error>(ec.value());
+    return e == client_error::session_expired || e == client_error::closed;
+  }
+  return false;
+}
+
+bool is_connection_loss(const std::error_code& ec) noexcept {
+  if (ec.category() == server_category()) {
+    const auto e = static_cast<server_error>(ec.value());
+    return e == server_error::connection_loss || e == server_error::operation_timeout;
+  }
+  if (ec.category() == client_category()) {
+    const auto e = static_cast<client_error>(ec.value());
+    return e == client_error::connection_loss || e == client_error::operation_timeout;
+  }
+  return false;
+}
+
+bool is_protocol_violation(const std::error_code& ec) noexcept {
+  if (ec.category() == client_category()) {
+    const auto e = static_cast<client_error>(ec.value());
+    return e == client_error::protocol_violation || e == client_error::truncated_frame ||
+           e == client_error::frame_too_large;
+  }
+  // value_too_large is the writer's error: it is about what we tried to send, not what we received.
+  return ec.category() == jute::category() && ec.value() != static_cast<int>(jute::error::value_too_large);
+}
+
+}  // namespace zkwire::proto

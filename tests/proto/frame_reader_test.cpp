@@ -1,0 +1,220 @@
+// frame_reader: splitting a byte stream into frames, limits, and the zero-copy prepare/commit path.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "wire_bytes.hpp"
+#include "zkwire/proto/proto.hpp"
+
+namespace zkwire::proto {
+namespace {
+
+using test::wire_bytes;
+
+std::vector<std::string> drain(frame_reader& r) {
+  std::vector<std::string> frames;
+  while (auto payload = r.next()) frames.emplace_back(*payload);
+  return frames;
+}
+
+std::string frames_of(const std::vector<std::string>& payloads) {
+  wire_bytes w;
+  for (const auto& p : payloads) w.frame(p);
+  return w.bytes();
+}
+
+TEST(frame_reader, length_prefix_split_across_reads) {
+  frame_reader r;
+  const std::string stream = frames_of({"hello"});
+  r.feed(stream.substr(0, 2));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.bytes_wanted(), 2U);
+  r.feed(stream.substr(2, 3));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.bytes_wanted(), 4U);
+  r.feed(stream.substr(5));
+  EXPECT_EQ(drain(r), std::vector<std::string>{"hello"});
+  EXPECT_FALSE(r.error());
+  EXPECT_EQ(r.buffered(), 0U);
+}
+
+TEST(frame_reader, many_frames_in_one_feed) {
+  const std::vector<std::string> payloads{"a", "", "bcd", std::string(1000, 'x'), "\0\0"};
+  frame_reader r;
+  r.feed(frames_of(payloads));
+  EXPECT_EQ(drain(r), payloads);
+}
+
+TEST(frame_reader, byte_by_byte) {
+  const std::vector<std::string> payloads{"first", std::string(300, 'y'), "", "last"};
+  const std::string stream = frames_of(payloads);
+  frame_reader r;
+  std::vector<std::string> got;
+  for (char c : stream) {
+    r.feed(std::string_view(&c, 1));
+    for (auto& f : drain(r)) got.push_back(std::move(f));
+  }
+  EXPECT_EQ(got, payloads);
+  EXPECT_FALSE(r.error());
+}
+
+TEST(frame_reader, payloads_stay_valid_until_the_next_feed) {
+  frame_reader r;
+  r.feed(frames_of({"one", "two"}));
+  const auto a = r.next();
+  const auto b = r.next();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, "one");
+  EXPECT_EQ(*b, "two");
+  EXPECT_FALSE(r.next());
+}
+
+TEST(frame_reader, zero_length_frame_is_an_empty_payload) {
+  frame_reader r;
+  r.feed(wire_bytes().i32(0));
+  const auto payload = r.next();
+  ASSERT_TRUE(payload);
+  EXPECT_TRUE(payload->empty());
+}
+
+TEST(frame_reader, frame_over_the_limit_fails_before_allocating) {
+  frame_reader r(100);
+  r.feed(wire_bytes().i32(101).raw("abc"));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.error(), client_error::frame_too_large);
+  EXPECT_LT(r.capacity(), 100U);
+  // Errors are final.
+  r.feed(wire_bytes().i32(1).raw("z"));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.error(), client_error::frame_too_large);
+  EXPECT_EQ(r.bytes_wanted(), 0U);
+}
+
+TEST(frame_reader, huge_length_with_default_limit) {
+  frame_reader r;
+  r.feed(wire_bytes().i32(0x7fffffff));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.error(), client_error::frame_too_large);
+  EXPECT_TRUE(is_protocol_violation(r.error()));
+  EXPECT_LT(r.capacity(), 64U);
+}
+
+TEST(frame_reader, negative_length_is_a_protocol_violation) {
+  for (std::int32_t len : {-1, -2, std::numeric_limits<std::int32_t>::min()}) {
+    frame_reader r;
+    r.feed(wire_bytes().i32(len));
+    EXPECT_FALSE(r.next());
+    EXPECT_EQ(r.error(), client_error::protocol_violation);
+  }
+}
+
+TEST(frame_reader, exactly_at_the_limit) {
+  frame_reader r(64);
+  r.feed(frames_of({std::string(64, 'm')}));
+  const auto payload = r.next();
+  ASSERT_TRUE(payload);
+  EXPECT_EQ(payload->size(), 64U);
+  EXPECT_FALSE(r.error());
+
+  frame_reader over(64);
+  over.feed(wire_bytes().i32(65));
+  EXPECT_FALSE(over.next());
+  EXPECT_EQ(over.error(), client_error::frame_too_large);
+}
+
+TEST(frame_reader, default_limit_accepts_a_max_size_get_data_reply) {
+  // PROTOCOL.md §1: a 1,048,552-byte node produced a 1,048,640-byte reply frame.
+  frame_reader r;
+  EXPECT_EQ(r.max_frame_size(), jute::default_max_length);
+  r.feed(wire_bytes().i32(1048640));
+  EXPECT_FALSE(r.next());
+  EXPECT_FALSE(r.error());
+  EXPECT_EQ(r.bytes_wanted(), 1048640U);
+}
+
+TEST(frame_reader, prepare_and_commit_without_copies) {
+  const std::string stream = frames_of({"alpha", "beta", std::string(5000, 'g')});
+  frame_reader r;
+  std::vector<std::string> got;
+  std::size_t offset = 0;
+  while (offset < stream.size()) {
+    std::span<char> space = r.prepare(700);
+    ASSERT_GE(space.size(), 700U);
+    const std::size_t n = std::min<std::size_t>(333, stream.size() - offset);  // a short read
+    std::memcpy(space.data(), stream.data() + offset, n);
+    r.commit(n);
+    offset += n;
+    for (auto& f : drain(r)) got.push_back(std::move(f));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"alpha", "beta", std::string(5000, 'g')}));
+}
+
+TEST(frame_reader, commit_is_clamped_to_the_prepared_size) {
+  frame_reader r;
+  std::span<char> space = r.prepare(4);
+  std::memcpy(space.data(), wire_bytes().i32(0).bytes().data(), 4);
+  r.commit(1000);
+  EXPECT_EQ(r.buffered(), 4U);
+  EXPECT_TRUE(r.next());
+  r.commit(5);  // nothing prepared
+  EXPECT_EQ(r.buffered(), 0U);
+}
+
+TEST(frame_reader, memory_stays_bounded_by_about_one_frame) {
+  constexpr std::size_t max = 200 * 1024;
+  constexpr std::size_t read_size = 16 * 1024;
+  frame_reader r(max);
+  // Frames just under the limit, streamed through fixed-size reads that straddle frame boundaries.
+  const std::string stream = frames_of({std::string(max, 'a'), std::string(max - 1, 'b'), std::string(1, 'c'),
+                                        std::string(max, 'd'), std::string(max / 2, 'e'), std::string(max, 'f')});
+  std::size_t offset = 0;
+  std::size_t frames = 0;
+  std::size_t peak = 0;
+  while (offset < stream.size()) {
+    const std::size_t n = std::min(read_size, stream.size() - offset);
+    std::span<char> space = r.prepare(read_size);
+    std::memcpy(space.data(), stream.data() + offset, n);
+    r.commit(n);
+    offset += n;
+    frames += drain(r).size();
+    peak = std::max(peak, r.capacity());
+  }
+  EXPECT_EQ(frames, 6U);
+  EXPECT_LE(peak, max + 4 + 2 * read_size);
+}
+
+TEST(frame_reader, reset_clears_error_and_data) {
+  frame_reader r(8);
+  r.feed(wire_bytes().i32(9));
+  EXPECT_FALSE(r.next());
+  ASSERT_TRUE(r.error());
+  r.reset();
+  EXPECT_FALSE(r.error());
+  EXPECT_EQ(r.buffered(), 0U);
+  r.feed(frames_of({"ok"}));
+  EXPECT_EQ(drain(r), std::vector<std::string>{"ok"});
+}
+
+TEST(frame_reader, feeds_the_reply_decoder) {
+  std::string stream;
+  ASSERT_FALSE(encode_reply_frame(stream, reply_header{1, 5, 0}, exists_response{}));
+  ASSERT_FALSE(encode_reply_frame(stream, reply_header{-1, -1, 0},
+                                  watcher_event{event_type::node_created, keeper_state::sync_connected, "/n"}));
+  frame_reader r;
+  r.feed(stream);
+  auto first = r.next();
+  ASSERT_TRUE(first);
+  reply rep;
+  ASSERT_FALSE(decode_reply(*first, op_code::exists, rep));
+  auto second = r.next();
+  ASSERT_TRUE(second);
+  watcher_event event;
+  ASSERT_FALSE(decode_notification(*second, event));
+  EXPECT_EQ(event.path, "/n");
+}
+
+}  // namespace
+}  // namespace zkwire::proto

@@ -1,0 +1,73 @@
+#include "support/member_config.hpp"
+
+#include <fstream>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "support/child_process.hpp"
+
+namespace zkwire::test {
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+member_paths::member_paths(std::filesystem::path member_dir)
+    : dir(std::move(member_dir)), config(dir / "zoo.cfg"), data(dir / "data"), log(dir / "zookeeper.log") {}
+
+void write_member_config(const member_paths& paths, std::size_t index, const std::vector<member_ports>& all,
+                         const cluster_options& options) {
+  std::filesystem::create_directories(paths.data);
+  const member_ports& own = all.at(index);
+  std::string config;
+  auto line = [&config](const std::string& key, const auto& value) {
+    config += key;
+    config += '=';
+    if constexpr (std::is_convertible_v<decltype(value), std::string>) {
+      config += value;
+    } else {
+      config += std::to_string(value);
+    }
+    config += '\n';
+  };
+  line("tickTime", options.tick_time.count());
+  line("dataDir", paths.data.string());
+  line("clientPort", own.client);
+  line("clientPortAddress", "127.0.0.1");
+  line("minSessionTimeout", options.min_session_timeout.count());
+  line("maxSessionTimeout", options.max_session_timeout.count());
+  line("maxClientCnxns", 0);
+  line("admin.enableServer", "false");
+  line("4lw.commands.whitelist", "*");
+  line("forceSync", "no");
+  line("preAllocSize", 1024);
+  if (all.size() > 1) {
+    line("initLimit", 20);
+    line("syncLimit", 10);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      line("server." + std::to_string(i + 1),
+           "127.0.0.1:" + std::to_string(all[i].quorum) + ":" + std::to_string(all[i].election));
+    }
+    write_file(paths.data / "myid", std::to_string(index + 1) + "\n");
+  }
+  for (const auto& extra : options.extra_config) config += extra + "\n";
+  write_file(paths.config, config);
+}
+
+std::vector<std::string> member_command(const member_paths& paths, const cluster_options& options) {
+  std::vector<std::string> argv{find_on_path("java"), "-Xmx256m", "-Dzookeeper.extendedTypesEnabled=true",
+                                "-Dznode.container.checkIntervalMs=500"};
+  argv.insert(argv.end(), options.jvm_flags.begin(), options.jvm_flags.end());
+  argv.insert(argv.end(), {"-cp", "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar",
+                           "org.apache.zookeeper.server.quorum.QuorumPeerMain", paths.config.string()});
+  return argv;
+}
+
+}  // namespace zkwire::test

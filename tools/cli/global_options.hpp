@@ -1,0 +1,33 @@
+#pragma once
+// The global options of the zkwire command line (shared/CLI.md), parsed before the subcommand.
+
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace zkwire::cli {
+
+struct global_options {
+  std::string servers;  // -s/--servers, else $ZKWIRE_SERVERS, else 127.0.0.1:2181
+  std::chrono::milliseconds session_timeout{10000};
+  std::optional<std::chrono::milliseconds> connect_timeout;  // defaults to the session timeout
+  std::vector<std::string> auth;                             // SCHEME:CREDENTIALS, in order
+  bool verbose = false;
+  bool json = false;
+  bool help = false;
+  bool version = false;
+  // The subcommand and its arguments (everything after the global options).
+  std::vector<std::string> command;
+};
+
+struct parse_result {
+  global_options options;
+  std::string error;  // non-empty: a usage error, printed as "zkwire: <error>" with exit status 2
+};
+
+// `args` excludes the program name. Options stop at the first non-option word (the subcommand).
+parse_result parse_global_options(std::span<const char* const> args, const char* servers_env);
+
+}  // namespace zkwire::cli
