@@ -70,9 +70,9 @@ const server_error_info* find_server_error(std::int32_t code) noexcept {
 
 class server_category_impl final : public std::error_category {
  public:
-  const char* name() const noexcept override { return "zookeeper"; }
+  [[nodiscard]] const char* name() const noexcept override { return "zookeeper"; }
 
-  std::string message(int value) const override {
+  [[nodiscard]] std::string message(int value) const override {
     if (const auto* info = find_server_error(value)) return info->message;
     return "unknown ZooKeeper error " + std::to_string(value);
   }
@@ -80,9 +80,9 @@ class server_category_impl final : public std::error_category {
 
 class client_category_impl final : public std::error_category {
  public:
-  const char* name() const noexcept override { return "zkwire"; }
+  [[nodiscard]] const char* name() const noexcept override { return "zkwire"; }
 
-  std::string message(int value) const override {
+  [[nodiscard]] std::string message(int value) const override {
     switch (static_cast<client_error>(value)) {
       case client_error::connection_loss:
         return "connection lost: the outcome of the request is unknown; read back or retry";

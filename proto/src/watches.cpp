@@ -4,6 +4,52 @@
 
 namespace zkwire::proto {
 
+std::string_view event_type_name(event_type type) noexcept {
+  switch (type) {
+    case event_type::none:
+      return "None";
+    case event_type::node_created:
+      return "NodeCreated";
+    case event_type::node_deleted:
+      return "NodeDeleted";
+    case event_type::node_data_changed:
+      return "NodeDataChanged";
+    case event_type::node_children_changed:
+      return "NodeChildrenChanged";
+    case event_type::data_watch_removed:
+      return "DataWatchRemoved";
+    case event_type::child_watch_removed:
+      return "ChildWatchRemoved";
+    case event_type::persistent_watch_removed:
+      return "PersistentWatchRemoved";
+  }
+  return "Unknown";
+}
+
+std::string_view keeper_state_name(keeper_state state) noexcept {
+  switch (state) {
+    case keeper_state::unknown:
+      return "Unknown";
+    case keeper_state::disconnected:
+      return "Disconnected";
+    case keeper_state::no_sync_connected:
+      return "NoSyncConnected";
+    case keeper_state::sync_connected:
+      return "SyncConnected";
+    case keeper_state::auth_failed:
+      return "AuthFailed";
+    case keeper_state::connected_read_only:
+      return "ConnectedReadOnly";
+    case keeper_state::sasl_authenticated:
+      return "SaslAuthenticated";
+    case keeper_state::expired:
+      return "Expired";
+    case keeper_state::closed:
+      return "Closed";
+  }
+  return "Unknown";
+}
+
 void encode(jute::writer& w, const watcher_event& v) {
   w.write_int(static_cast<std::int32_t>(v.type));
   w.write_int(static_cast<std::int32_t>(v.state));

@@ -120,7 +120,7 @@ inline bool differs_only_by_nulls(std::string_view input, std::string_view reenc
 }  // namespace zkwire::fuzz
 
 // Aborts with the condition's text when a property does not hold. Active in every build type (not assert()).
-#define ZKWIRE_FUZZ_CHECK(cond)                                                        \
-  do {                                                                                 \
-    if (!(cond)) ::zkwire::fuzz::property_violated(#cond, __FILE__, __LINE__);         \
+#define ZKWIRE_FUZZ_CHECK(cond)                                                \
+  do {                                                                         \
+    if (!(cond)) ::zkwire::fuzz::property_violated(#cond, __FILE__, __LINE__); \
   } while (false)

@@ -395,7 +395,8 @@ std::string run(std::string_view data, std::size_t max_length, std::string_view 
           ZKWIRE_FUZZ_CHECK(got == want);
           ZKWIRE_FUZZ_CHECK(got.size() <= left / 4);
           w([&](zkwire::jute::writer& x) {
-            x.write_vector(got, [](zkwire::jute::writer& y, const std::optional<std::string>& b) { y.write_buffer(b); });
+            x.write_vector(got,
+                           [](zkwire::jute::writer& y, const std::optional<std::string>& b) { y.write_buffer(b); });
           });
           if (count == -1) {
             writes_raw = false;
@@ -503,7 +504,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   } else {
     ZKWIRE_FUZZ_CHECK(lw.error() == error::value_too_large);
     ZKWIRE_FUZZ_CHECK(limited.size() <= 7 + written.size());
-    if (limited.size() > 7) ZKWIRE_FUZZ_CHECK(limited.compare(7, std::string::npos, written, 0, limited.size() - 7) == 0);
+    if (limited.size() > 7)
+      ZKWIRE_FUZZ_CHECK(limited.compare(7, std::string::npos, written, 0, limited.size() - 7) == 0);
   }
 
   // Property 4: the same ops over the re-encoding followed by the bytes pass 1 did not consume read the same

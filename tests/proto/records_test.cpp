@@ -172,3 +172,18 @@ TEST(record_bytes, null_vectors_and_strings_from_a_peer_read_as_empty) {
 
 }  // namespace
 }  // namespace zkwire::proto
+
+namespace zkwire::proto {
+namespace {
+
+TEST(watch_names, match_the_java_client) {
+  EXPECT_EQ(event_type_name(event_type::node_data_changed), "NodeDataChanged");
+  EXPECT_EQ(event_type_name(event_type::none), "None");
+  EXPECT_EQ(event_type_name(static_cast<event_type>(42)), "Unknown");
+  EXPECT_EQ(keeper_state_name(keeper_state::expired), "Expired");
+  EXPECT_EQ(keeper_state_name(keeper_state::sync_connected), "SyncConnected");
+  EXPECT_EQ(keeper_state_name(static_cast<keeper_state>(99)), "Unknown");
+}
+
+}  // namespace
+}  // namespace zkwire::proto

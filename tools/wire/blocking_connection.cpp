@@ -107,7 +107,7 @@ std::error_code blocking_connection::read_frame(std::string& payload) {
     }
     if (frames_.error()) return frames_.error();
     if (auto ec = wait_for(POLLIN, deadline)) return ec;
-    const auto space = frames_.prepare(64 * 1024);
+    const auto space = frames_.prepare(std::size_t{64} * 1024);
     const ssize_t n = ::recv(fd_, space.data(), space.size(), 0);
     if (n == 0) return std::make_error_code(std::errc::connection_reset);
     if (n < 0) {

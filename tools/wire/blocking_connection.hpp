@@ -29,6 +29,8 @@ class blocking_connection {
   ~blocking_connection();
   blocking_connection(const blocking_connection&) = delete;
   blocking_connection& operator=(const blocking_connection&) = delete;
+  blocking_connection(blocking_connection&&) = delete;
+  blocking_connection& operator=(blocking_connection&&) = delete;
 
   // Opens a TCP connection to an IPv4/IPv6 literal or host name.
   std::error_code connect(const std::string& host, std::uint16_t port);

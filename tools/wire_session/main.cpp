@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,8 +61,7 @@ bool exchange(blocking_connection& conn, proto::op_code op, const Body& body, co
   }
   std::printf("  <- xid %-3d zxid %-6s ", reply.header.xid, hex(reply.header.zxid).c_str());
   if (reply.header.err != 0) {
-    std::printf("error %s (%d)\n", std::string(proto::server_error_name(reply.header.err)).c_str(),
-                reply.header.err);
+    std::printf("error %s (%d)\n", std::string(proto::server_error_name(reply.header.err)).c_str(), reply.header.err);
     return false;
   }
   return true;
@@ -69,8 +69,8 @@ bool exchange(blocking_connection& conn, proto::op_code op, const Body& body, co
 
 void on_unsolicited(const proto::reply& r) {
   if (const auto* event = std::get_if<proto::watcher_event>(&r.body)) {
-    std::printf("  <- xid -1  watch notification: type %d on %s (delivered before the reply that caused it)\n",
-                static_cast<int>(event->type), event->path.c_str());
+    std::printf("  <- xid -1  watch notification: %s on %s (it arrives before the reply to the change)\n",
+                std::string(proto::event_type_name(event->type)).c_str(), event->path.c_str());
   } else {
     std::printf("  <- xid %d  (out of band)\n", r.header.xid);
   }
@@ -83,7 +83,7 @@ int fail(const char* step, const std::error_code& ec) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   const char* env = std::getenv("ZKWIRE_SERVERS");
   const std::string servers = argc > 1 ? argv[1] : (env != nullptr ? env : "127.0.0.1:2181");
   endpoint where;
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   if (welcome.timeout <= 0) return fail("handshake", proto::client_error::session_expired);
 
   const std::string root = "/zkwire-demo-" + std::to_string(::getpid());
-  const auto acl = proto::open_acl_unsafe();
+  const auto& acl = proto::open_acl_unsafe();
   proto::reply reply;
 
   std::printf("\n2. create %s (create2: the reply carries the Stat)\n", root.c_str());
@@ -136,8 +136,8 @@ int main(int argc, char** argv) {
     const auto& got = std::get<proto::get_data_response>(reply.body);
     std::printf("data \"%s\", version %d\n", got.data.value_or("").c_str(), got.stat.version);
   }
-  if (exchange(conn, proto::op_code::set_data, proto::set_data_request{root, "world", 0},
-                               root + " \"world\" version 0", reply)) {
+  if (exchange(conn, proto::op_code::set_data, proto::set_data_request{root, "world", 0}, root + " \"world\" version 0",
+               reply)) {
     std::printf("new version %d\n", std::get<proto::set_data_response>(reply.body).stat.version);
   }
 
@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
   if (exchange(conn, proto::op_code::multi, multi, "[setData v1, check v42] on " + root, reply)) {
     const auto& results = std::get<proto::multi_response>(reply.body);
     std::printf("results:");
-    for (const auto& result : results.results) std::printf(" (type %d, err %d)", static_cast<int>(result.type), result.err);
+    for (const auto& result : results.results)
+      std::printf(" (type %d, err %d)", static_cast<int>(result.type), result.err);
     std::printf(" -> %s\n", proto::first_error(results).message().c_str());
   }
 
@@ -172,7 +173,9 @@ int main(int argc, char** argv) {
 
   std::printf("\n9. clean up and close the session (closing would delete the ephemerals anyway)\n");
   for (const auto& c : children) {
-    if (exchange(conn, proto::op_code::delete_, proto::delete_request{root + "/" + c, -1}, root + "/" + c, reply)) {
+    std::string path = root;
+    path.append("/").append(c);
+    if (exchange(conn, proto::op_code::delete_, proto::delete_request{path, -1}, path, reply)) {
       std::printf("deleted\n");
     }
   }
@@ -182,4 +185,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nlast zxid seen: %s\n", hex(conn.last_zxid()).c_str());
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "zkwire-wire-session: %s\n", e.what());
+  return 4;
 }

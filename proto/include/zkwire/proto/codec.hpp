@@ -21,8 +21,8 @@ namespace zkwire::proto {
 struct no_body {
   bool operator==(const no_body&) const = default;
 };
-inline void encode(jute::writer&, const no_body&) noexcept {}
-inline void decode(jute::reader&, no_body&) noexcept {}
+inline void encode(jute::writer& /*w*/, const no_body& /*v*/) noexcept {}
+inline void decode(jute::reader& /*r*/, no_body& /*v*/) noexcept {}
 
 // Turns the error of a decoder that ran over a complete frame into the error to report: running out of input
 // there means the peer sent a truncated record (client_error::truncated_frame), not "wait for more bytes".

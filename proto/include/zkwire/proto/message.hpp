@@ -85,7 +85,7 @@ std::error_code validate_request(op_code op, const create_request& body) noexcep
 std::error_code validate_request(op_code op, const create_ttl_request& body) noexcept;
 std::error_code validate_request(op_code op, const multi_request& body) noexcept;
 template <class Body>
-std::error_code validate_request(op_code, const Body&) noexcept {
+std::error_code validate_request(op_code /*op*/, const Body& /*body*/) noexcept {
   return {};
 }
 

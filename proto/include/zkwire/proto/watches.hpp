@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zkwire/jute/reader.hpp"
@@ -106,6 +107,11 @@ struct add_watch_request {
 
   bool operator==(const add_watch_request&) const = default;
 };
+
+// The Java client's names ("NodeDataChanged", "SyncConnected", "Expired"), which tools print; "Unknown" for a value
+// not in the enum.
+std::string_view event_type_name(event_type type) noexcept;
+std::string_view keeper_state_name(keeper_state state) noexcept;
 
 void encode(jute::writer& w, const watcher_event& v);
 void decode(jute::reader& r, watcher_event& v);
