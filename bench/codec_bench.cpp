@@ -145,10 +145,10 @@ struct fixtures {
     if (proto::encode_reply_frame(frame, proto::reply_header{7, 0x1'0000'0123, 0}, children)) std::abort();
     children_payload = payload_of_frame(frame);
     for (std::int32_t i = 0; i < 1000; ++i) {
-      const auto result = i % 2 == 0 ? proto::encode_reply_frame(reply_stream, proto::reply_header{i + 1, 0x99, 0},
-                                                                 proto::exists_response{sample_stat(0x90)})
-                                     : proto::encode_reply_frame(reply_stream, proto::reply_header{-2, 0x99, 0},
-                                                                 proto::no_body{});
+      const auto result =
+          i % 2 == 0 ? proto::encode_reply_frame(reply_stream, proto::reply_header{i + 1, 0x99, 0},
+                                                 proto::exists_response{sample_stat(0x90)})
+                     : proto::encode_reply_frame(reply_stream, proto::reply_header{-2, 0x99, 0}, proto::no_body{});
       if (result) std::abort();
       ++reply_stream_frames;
     }
@@ -321,9 +321,8 @@ void reference_byte_sum(benchmark::State& state, const std::string* bytes) {
 // One reference pair per distinct byte count above, named by the byte count.
 void register_references() {
   const auto& f = fx();
-  const std::string* inputs[] = {&f.get_data_frame,     &f.create_frame,     &f.create_payload,
-                                 &f.get_data_reply_100, &f.get_data_reply_4096, &f.children_payload,
-                                 &f.reply_stream};
+  const std::string* inputs[] = {&f.get_data_frame,      &f.create_frame,     &f.create_payload, &f.get_data_reply_100,
+                                 &f.get_data_reply_4096, &f.children_payload, &f.reply_stream};
   std::vector<std::size_t> seen;
   for (const std::string* bytes : inputs) {
     bool duplicate = false;

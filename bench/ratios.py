@@ -5,8 +5,9 @@ Usage:
   build/bin/zkwire_codec_bench --benchmark_repetitions=5 --benchmark_format=json > out.json
   /usr/bin/python3 bench/ratios.py out.json        (or read from stdin)
 
-For each benchmark: CPU ns/op (the median when repetitions were run), allocations per op, bytes per op, and the ratio
-of its time to reference/memcpy and reference/byte_sum over the nearest byte count. Standard library only.
+For each benchmark: CPU ns/op (the median when repetitions were run, with the coefficient of variation across them),
+bytes per op, allocations per op, and the ratio of its time to reference/memcpy and reference/byte_sum over the
+nearest byte count. Standard library only.
 """
 
 import json
@@ -17,6 +18,7 @@ def load(stream):
     data = json.load(stream)
     runs = {}
     has_median = any(b.get("aggregate_name") == "median" for b in data["benchmarks"])
+    cv = {b["run_name"]: b["cpu_time"] for b in data["benchmarks"] if b.get("aggregate_name") == "cv"}
     for b in data["benchmarks"]:
         if has_median and b.get("aggregate_name") != "median":
             continue
@@ -28,6 +30,7 @@ def load(stream):
             "ns": b["cpu_time"] * scale,
             "bytes": b.get("bytes/op", 0.0),
             "allocs": b.get("allocs/op", 0.0),
+            "cv": cv.get(name),
         }
     return runs, has_median
 
@@ -42,8 +45,8 @@ def main():
     memcpy = [(r["bytes"], r["ns"]) for n, r in runs.items() if n.startswith("reference/memcpy/")]
     byte_sum = [(r["bytes"], r["ns"]) for n, r in runs.items() if n.startswith("reference/byte_sum/")]
     print(f"CPU time per op ({'median of repetitions' if has_median else 'single run'})")
-    header = f"{'benchmark':40} {'ns/op':>11} {'bytes/op':>9} {'allocs/op':>9} {'memcpy ns':>10} {'x memcpy':>9} " \
-             f"{'x byte_sum':>10}"
+    header = f"{'benchmark':40} {'ns/op':>11} {'cv':>5} {'bytes/op':>9} {'allocs/op':>9} {'memcpy ns':>10} " \
+             f"{'x memcpy':>9} {'x byte_sum':>10}"
     print(header)
     print("-" * len(header))
     for name, r in runs.items():
@@ -51,7 +54,8 @@ def main():
             continue
         m = nearest(memcpy, r["bytes"])
         s = nearest(byte_sum, r["bytes"])
-        print(f"{name:40} {r['ns']:11.1f} {r['bytes']:9.0f} {r['allocs']:9.2f} {m[1] if m else 0:10.1f} "
+        cv = f"{100 * r['cv']:4.0f}%" if r["cv"] is not None else "    -"
+        print(f"{name:40} {r['ns']:11.1f} {cv:>5} {r['bytes']:9.0f} {r['allocs']:9.2f} {m[1] if m else 0:10.1f} "
               f"{r['ns'] / m[1] if m else 0:9.1f} {r['ns'] / s[1] if s else 0:10.2f}")
 
 
