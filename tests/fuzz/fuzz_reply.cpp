@@ -35,42 +35,6 @@ namespace {
 namespace proto = zkwire::proto;
 using proto::op_code;
 
-constexpr std::array known_ops = {
-    op_code::notification,
-    op_code::create,
-    op_code::delete_,
-    op_code::exists,
-    op_code::get_data,
-    op_code::set_data,
-    op_code::get_acl,
-    op_code::set_acl,
-    op_code::get_children,
-    op_code::sync,
-    op_code::ping,
-    op_code::get_children2,
-    op_code::check,
-    op_code::multi,
-    op_code::create2,
-    op_code::reconfig,
-    op_code::check_watches,
-    op_code::remove_watches,
-    op_code::create_container,
-    op_code::delete_container,
-    op_code::create_ttl,
-    op_code::multi_read,
-    op_code::auth,
-    op_code::set_watches,
-    op_code::sasl,
-    op_code::get_ephemerals,
-    op_code::get_all_children_number,
-    op_code::set_watches2,
-    op_code::add_watch,
-    op_code::who_am_i,
-    op_code::create_session,
-    op_code::close_session,
-    op_code::error,
-};
-
 // A value of alternative `index` of Variant, default-constructed.
 template <class Variant>
 Variant make_alternative(std::size_t index) {
@@ -104,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   zkwire::fuzz::byte_source in(zkwire::fuzz::as_bytes(bytes, size));
   const std::uint8_t selector = in.take_u8();
   const op_code op = selector == 0xff ? static_cast<op_code>(static_cast<std::int32_t>(in.take_u32()))
-                                      : known_ops[selector % known_ops.size()];
+                                      : proto::all_op_codes[selector % proto::all_op_codes.size()];
   const std::string_view payload = in.rest();
 
   proto::reply rep;

@@ -14,42 +14,6 @@ namespace {
 
 using test::wire_bytes;
 
-constexpr op_code all_op_codes[] = {
-    op_code::notification,
-    op_code::create,
-    op_code::delete_,
-    op_code::exists,
-    op_code::get_data,
-    op_code::set_data,
-    op_code::get_acl,
-    op_code::set_acl,
-    op_code::get_children,
-    op_code::sync,
-    op_code::ping,
-    op_code::get_children2,
-    op_code::check,
-    op_code::multi,
-    op_code::create2,
-    op_code::reconfig,
-    op_code::check_watches,
-    op_code::remove_watches,
-    op_code::create_container,
-    op_code::delete_container,
-    op_code::create_ttl,
-    op_code::multi_read,
-    op_code::auth,
-    op_code::set_watches,
-    op_code::sasl,
-    op_code::get_ephemerals,
-    op_code::get_all_children_number,
-    op_code::set_watches2,
-    op_code::add_watch,
-    op_code::who_am_i,
-    op_code::create_session,
-    op_code::close_session,
-    op_code::error,
-};
-
 // A non-default body for each op, valid for that op.
 request_body sample_request_body(op_code op) {
   request_body body;

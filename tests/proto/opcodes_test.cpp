@@ -197,3 +197,19 @@ TEST(sizes, fixed_record_sizes) {
 
 }  // namespace
 }  // namespace zkwire::proto
+
+namespace zkwire::proto {
+namespace {
+
+TEST(op_codes, all_op_codes_lists_every_known_value_once) {
+  std::size_t known = 0;
+  for (std::int32_t v = -1000; v <= 1000; ++v) known += is_known_op_code(v) ? 1U : 0U;
+  EXPECT_EQ(known, all_op_codes.size());
+  for (std::size_t i = 0; i < all_op_codes.size(); ++i) {
+    EXPECT_TRUE(is_known_op_code(static_cast<std::int32_t>(all_op_codes[i])));
+    for (std::size_t j = i + 1; j < all_op_codes.size(); ++j) EXPECT_NE(all_op_codes[i], all_op_codes[j]);
+  }
+}
+
+}  // namespace
+}  // namespace zkwire::proto

@@ -1,6 +1,7 @@
 #pragma once
 // Opcodes (ZooDefs.OpCode) and the reserved xids of the ZooKeeper 3.8 client protocol (PROTOCOL.md §3, §4).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -44,6 +45,43 @@ enum class op_code : std::int32_t {
   create_session = -10,  // internal transaction type; clients send a ConnectRequest instead
   close_session = -11,
   error = -1,  // multi result type meaning "this op failed"; also the MultiHeader terminator type
+};
+
+// Every enumerator of op_code, for tables and exhaustive tests.
+inline constexpr std::array<op_code, 33> all_op_codes = {
+    op_code::notification,
+    op_code::create,
+    op_code::delete_,
+    op_code::exists,
+    op_code::get_data,
+    op_code::set_data,
+    op_code::get_acl,
+    op_code::set_acl,
+    op_code::get_children,
+    op_code::sync,
+    op_code::ping,
+    op_code::get_children2,
+    op_code::check,
+    op_code::multi,
+    op_code::create2,
+    op_code::reconfig,
+    op_code::check_watches,
+    op_code::remove_watches,
+    op_code::create_container,
+    op_code::delete_container,
+    op_code::create_ttl,
+    op_code::multi_read,
+    op_code::auth,
+    op_code::set_watches,
+    op_code::sasl,
+    op_code::get_ephemerals,
+    op_code::get_all_children_number,
+    op_code::set_watches2,
+    op_code::add_watch,
+    op_code::who_am_i,
+    op_code::create_session,
+    op_code::close_session,
+    op_code::error,
 };
 
 // Xids with a fixed meaning. Normal requests use positive xids; replies echo them.
