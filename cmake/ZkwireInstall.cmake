@@ -1,13 +1,24 @@
-# Install rules and an exported package so other projects can find_package(zkwire) and link zkwire::proto.
+# Install rules and an exported package so other projects can find_package(zkwire) and link zkwire::proto, and
+# zkwire::client when it was built (the package then finds standalone Asio with the bundled FindAsio.cmake).
 include(CMakePackageConfigHelpers)
 
 set(ZKWIRE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/zkwire)
 
-install(TARGETS zkwire_jute zkwire_proto EXPORT zkwireTargets
+set(ZKWIRE_PACKAGE_HAS_CLIENT OFF)
+set(zkwire_installed_targets zkwire_jute zkwire_proto)
+set(zkwire_installed_headers jute/include/ proto/include/)
+if(TARGET zkwire_client)
+  set(ZKWIRE_PACKAGE_HAS_CLIENT ON)
+  list(APPEND zkwire_installed_targets zkwire_client)
+  list(APPEND zkwire_installed_headers client/include/)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindAsio.cmake DESTINATION ${ZKWIRE_CMAKE_DIR})
+endif()
+
+install(TARGETS ${zkwire_installed_targets} EXPORT zkwireTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY jute/include/ proto/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${zkwire_installed_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET zkwire_cli)
   install(TARGETS zkwire_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -1,16 +1,19 @@
-// zkwire: the command line (contract: shared/CLI.md). This build parses the global options; the data, lock,
-// proxy and bench commands are added as the layers they need land (client, recipes, faults, bench).
+// zkwire: the command line (contract: shared/CLI.md). This file parses the global options and dispatches to the
+// command table (command_table.cpp); each data command lives in cmd_<name>.cpp. The lock, proxy and bench
+// commands are added as the layers they need land (recipes, faults, bench).
 
 #include <cstdio>
 #include <cstdlib>
 #include <span>
 #include <string>
 
+#include "commands.hpp"
+#include "errors.hpp"
 #include "global_options.hpp"
 
 namespace {
 
-constexpr const char* usage = R"(usage: zkwire [GLOBAL OPTIONS] COMMAND [ARGS...]
+constexpr const char* usage_head = R"(usage: zkwire [GLOBAL OPTIONS] COMMAND [ARGS...]
 
 Global options:
   -s, --servers LIST          host:port[,host:port...][/chroot]  ($ZKWIRE_SERVERS, else 127.0.0.1:2181)
@@ -22,12 +25,24 @@ Global options:
   -h, --help                  this text
       --version               print the version
 
-Commands in this build: none yet. The data commands (create get set ls stat rm exists sync watch) arrive
-with the client layer; lock, locks and revoke with the recipes; proxy and bench after them.
-To see the wire protocol against a real server now, run zkwire-wire-session HOST:PORT.
-
-Exit status: 0 success, 2 usage error (see shared/CLI.md for the full table).
+Commands (zkwire COMMAND --help for each):
 )";
+
+constexpr const char* usage_tail = R"(
+Errors go to stderr as `zkwire: COMMAND: WHAT HAPPENED (ZOOKEEPER ERROR NAME)`.
+Exit status: 0 success; 1 no such node, or the condition tested is false; 2 usage error (nothing was sent);
+3 the server refused the operation; 4 no session (connect timeout, session expired, auth failed, connection
+lost: the outcome is unknown).
+)";
+
+void print_usage(std::FILE* out) {
+  std::fputs(usage_head, out);
+  for (const auto& command : zkwire::cli::commands()) {
+    std::fprintf(out, "  %-9.*s %.*s\n", static_cast<int>(command.name.size()), command.name.data(),
+                 static_cast<int>(command.summary.size()), command.summary.data());
+  }
+  std::fputs(usage_tail, out);
+}
 
 }  // namespace
 
@@ -36,22 +51,22 @@ int main(int argc, char** argv) {
   const auto parsed = zkwire::cli::parse_global_options(args, std::getenv("ZKWIRE_SERVERS"));
   if (!parsed.error.empty()) {
     std::fprintf(stderr, "zkwire: %s\n", parsed.error.c_str());
-    return 2;
+    return zkwire::cli::exit_usage;
   }
   const auto& options = parsed.options;
   if (options.help) {
-    std::fputs(usage, stdout);
-    return 0;
+    print_usage(stdout);
+    return zkwire::cli::exit_ok;
   }
   if (options.version) {
     std::printf("zkwire %s\n", ZKWIRE_VERSION);
-    return 0;
+    return zkwire::cli::exit_ok;
   }
   if (options.command.empty()) {
-    std::fputs(usage, stderr);
-    return 2;
+    print_usage(stderr);
+    return zkwire::cli::exit_usage;
   }
-  std::fprintf(stderr, "zkwire: %s: unknown command in this build (see zkwire --help)\n",
-               options.command.front().c_str());
-  return 2;
+  const int status = zkwire::cli::run_command(options);
+  if (std::fflush(stdout) != 0 && status == zkwire::cli::exit_ok) return zkwire::cli::exit_no_session;
+  return status;
 }

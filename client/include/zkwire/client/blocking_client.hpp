@@ -1,0 +1,95 @@
+#pragma once
+// zkwire::blocking_client: synchronous calls for programs without an event loop (the CLI, scripts, tests).
+//
+// It owns an asio::io_context and runs it on ONE THREAD OF ITS OWN, started by the constructor and joined by the
+// destructor; a zkwire::client lives on that loop. Each method posts the operation to the loop thread and blocks
+// the caller until it completes.
+//
+// Errors: every method returns its result and throws std::system_error on failure, with the error_code of the
+// asynchronous client (see client.hpp) in code() and what() naming the operation and path, e.g.
+// "create /a/b: no node". exists() reports a missing node as nullopt, not as an error. multi() throws
+// multi_error, which also carries the per-op results. multi_read() throws only when the request as a whole failed;
+// per-read errors are in op_result::error.
+//
+// Thread safety: the methods may be called from any number of threads (calls are serialized on the loop
+// thread). Watch callbacks, the state listener and the logger run on the loop thread; calling a blocking method
+// from one of them would deadlock, so it throws std::logic_error instead.
+//
+// Lifetime: the destructor drops the connection WITHOUT closing the session (its ephemeral nodes then live until
+// the session times out on the server); call close() first for a clean end. After close(), session expiry or an
+// authentication failure, every call throws (is_session_fatal(e.code())).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zkwire/client/options.hpp"
+#include "zkwire/client/types.hpp"
+
+namespace zkwire {
+
+// A multi that failed: code() is the error that made it fail, results() says which op it was.
+class multi_error : public std::system_error {
+ public:
+  multi_error(std::error_code ec, std::vector<op_result> results)
+      : std::system_error(ec, "multi"), results_(std::move(results)) {}
+  [[nodiscard]] const std::vector<op_result>& results() const noexcept { return results_; }
+
+ private:
+  std::vector<op_result> results_;
+};
+
+class blocking_client {
+ public:
+  // Starts the loop thread; does not connect (connect() does, and so does the first operation). Throws like
+  // zkwire::client's constructor for an invalid connect string.
+  explicit blocking_client(client_options options);
+  ~blocking_client();
+  blocking_client(const blocking_client&) = delete;
+  blocking_client& operator=(const blocking_client&) = delete;
+  blocking_client(blocking_client&&) = delete;
+  blocking_client& operator=(blocking_client&&) = delete;
+
+  // Blocks until the session is connected; throws client_errc::connect_timeout after options.connect_timeout.
+  void connect();
+  // Closes the session (the server deletes its ephemeral nodes).
+  void close();
+  void add_auth(const std::string& scheme, const std::string& credentials);
+
+  [[nodiscard]] session_state state() const;
+  [[nodiscard]] std::int64_t session_id() const;
+  [[nodiscard]] std::chrono::milliseconds session_timeout() const;
+  // Runs on the loop thread; see the class comment.
+  void set_state_listener(state_listener listener);
+
+  create_result create(const std::string& path, const std::string& data, const create_options& options = {});
+  void remove(const std::string& path, std::int32_t version = any_version);
+  std::optional<stat> exists(const std::string& path);
+  std::optional<stat> exists(const std::string& path, watch_callback on_event);
+  get_result get(const std::string& path);
+  get_result get(const std::string& path, watch_callback on_event);
+  stat set(const std::string& path, const std::string& data, std::int32_t version = any_version);
+  children_result get_children(const std::string& path);
+  children_result get_children(const std::string& path, watch_callback on_event);
+  acl_result get_acl(const std::string& path);
+  stat set_acl(const std::string& path, const std::vector<acl>& acl_list, std::int32_t version = any_version);
+  void sync(const std::string& path);
+  std::vector<op_result> multi(const std::vector<multi_op>& ops);
+  std::vector<op_result> multi_read(const std::vector<multi_op>& ops);
+  void add_watch(const std::string& path, add_watch_mode mode, watch_callback on_event);
+  void remove_watches(const std::string& path, watcher_type type);
+  std::vector<std::string> get_ephemerals(const std::string& prefix);
+  std::int32_t get_all_children_number(const std::string& path);
+  std::vector<client_info> whoami();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace zkwire

@@ -1,0 +1,470 @@
+#pragma once
+// zkwire::client: an asynchronous ZooKeeper client on an Asio executor, a thin driver over the socket-free session
+// engine (zkwire/proto/session/session.hpp). Every operation is an `async_*` function taking a completion token:
+// a callback, asio::use_future, asio::use_awaitable, asio::experimental::deferred, or anything else Asio accepts.
+//
+//   asio::io_context io;
+//   zkwire::client c(io.get_executor(), {.connect_string = "127.0.0.1:2181/app"});
+//   c.async_connect([&](std::error_code ec) { ... c.async_get("/config", [](std::error_code ec, zkwire::get_result r)
+//   { ... }); });
+//   io.run();
+//
+// Execution and thread safety
+//   One executor per client, no threads of its own (except that Asio resolves host *names* with getaddrinfo on an
+//   internal thread; numeric addresses skip the resolver). A client is NOT thread-safe: call its member functions
+//   and destroy it only from code running on its executor (or while nothing runs that executor). With a
+//   multi-threaded io_context, give the client a strand. Completion handlers run on their associated executor
+//   (the client's executor when they have none) and are never invoked from inside the initiating function.
+//   Watch callbacks, the state listener and the logger run on the client's executor; they may start new
+//   operations but must not block.
+//
+// Sessions
+//   The first operation (or async_connect) starts the session: the client connects to the hosts of the connect
+//   string (in a seeded shuffled order, round-robin), performs the handshake, replays credentials, re-arms watches
+//   after a reconnect, and pings when idle. Requests started before a connection is established wait for it.
+//   When a connection breaks, every request in flight or queued completes with client_error::connection_loss:
+//   its outcome is unknown and it is never resent. Once the session has expired, authentication failed or the
+//   client was closed, new requests complete at once with that error (is_session_fatal()); create a new client to
+//   continue.
+//
+// Errors
+//   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
+//   node_exists, bad_version, not_empty, no_auth, invalid_acl, bad_arguments, ...); conditions detected by the
+//   engine in the "zkwire" category (client_error::connection_loss, cancelled, closed, session_expired,
+//   invalid_path, invalid_argument, ...); and client_errc for the few conditions of this layer.
+//
+// Lifetimes
+//   Paths, data and other arguments are copied before the initiating function returns. When the client is closed
+//   (async_close) or destroyed, every pending operation completes with client_error::closed and every watch gets
+//   a final delivery with that error; nothing is left dangling. Destroying the client does not close the session
+//   on the server (its ephemeral nodes live until it expires): use async_close for that. Destroy the client
+//   before its execution context. A moved-from client may only be destroyed or assigned to.
+//
+// Cancellation
+//   Every operation supports terminal and partial cancellation through its associated cancellation slot
+//   (asio::bind_cancellation_slot, awaitable operators, ...): it completes with client_error::cancelled. A
+//   request already written to the server may still be applied by it (its late reply is dropped): after
+//   cancelling a write, read back the node to learn the outcome. Cancelling async_connect or async_close only
+//   stops the waiting; the session keeps connecting or closing.
+
+#include <asio/any_io_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/cancellation_type.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "zkwire/client/connect_string.hpp"
+#include "zkwire/client/detail/core.hpp"
+#include "zkwire/client/detail/handler.hpp"
+#include "zkwire/client/errors.hpp"
+#include "zkwire/client/options.hpp"
+#include "zkwire/client/types.hpp"
+#include "zkwire/client/watch.hpp"
+
+namespace zkwire {
+
+namespace detail {
+
+std::shared_ptr<client_impl> make_client_impl(asio::any_io_executor executor, client_options options);
+void shutdown(client_impl& impl) noexcept;
+session_state state_of(const client_impl& impl) noexcept;
+std::int64_t session_id_of(const client_impl& impl) noexcept;
+std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcept;
+const connect_string& connect_string_of(const client_impl& impl) noexcept;
+void set_state_listener(client_impl& impl, state_listener listener);
+std::size_t pending_requests_of(const client_impl& impl) noexcept;
+std::optional<host_port> connected_host_of(const client_impl& impl);
+
+template <class Result>
+std::error_code convert(proto::completion&& c, watched<Result>& out) {
+  return convert(std::move(c), out.result);
+}
+
+template <class Result>
+struct is_watched : std::false_type {};
+template <class Result>
+struct is_watched<watched<Result>> : std::true_type {};
+
+template <class Result>
+struct signature_of {
+  using type = void(std::error_code, Result);
+};
+template <>
+struct signature_of<no_result> {
+  using type = void(std::error_code);
+};
+template <class Result>
+using signature_t = typename signature_of<Result>::type;
+
+template <class Result, class Handler>
+class request_op final : public pending_op {
+ public:
+  request_op(Handler handler, asio::any_io_executor executor, std::shared_ptr<watch_state> watch)
+      : holder_(std::move(handler), executor), executor_(std::move(executor)), watch_(std::move(watch)) {}
+
+  void complete(proto::completion&& c) override {
+    Result result{};
+    const std::error_code ec = convert(std::move(c), result);
+    finish(ec, std::move(result), false);
+  }
+  void fail(std::error_code ec, bool post) override { finish(ec, Result{}, post); }
+  [[nodiscard]] auto& slot() noexcept { return holder_.slot(); }
+
+ private:
+  void finish(std::error_code ec, Result&& result, bool post) {
+    if constexpr (std::is_same_v<Result, no_result>) {
+      holder_.invoke(post, ec);
+    } else {
+      if constexpr (is_watched<Result>::value) {
+        result.watch = zkwire::watch(ec ? nullptr : std::move(watch_), executor_);
+      }
+      holder_.invoke(post, ec, std::move(result));
+    }
+  }
+
+  handler_holder<Handler> holder_;
+  asio::any_io_executor executor_;
+  std::shared_ptr<watch_state> watch_;
+};
+
+struct request_canceller {
+  std::weak_ptr<client_impl> impl;
+  proto::request_id id = 0;
+  void operator()(asio::cancellation_type type) const {
+    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
+        asio::cancellation_type::none) {
+      cancel_request(impl, id);
+    }
+  }
+};
+
+struct wait_canceller {
+  std::weak_ptr<client_impl> impl;
+  std::uint64_t id = 0;
+  void operator()(asio::cancellation_type type) const {
+    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
+        asio::cancellation_type::none) {
+      cancel_wait(impl, id);
+    }
+  }
+};
+
+// What to start once the handler is known.
+struct request_spec {
+  proto::op_code op = proto::op_code::error;
+  proto::request_body body;
+  std::optional<watch_registration> watch;
+};
+struct remove_watches_spec {
+  std::string path;
+  watcher_type type = watcher_type::any;
+};
+struct add_auth_spec {
+  std::string scheme;
+  std::string credentials;
+};
+
+template <class Result>
+struct initiate_request {
+  std::shared_ptr<client_impl> impl;
+
+  template <class Handler, class Spec>
+  void operator()(Handler&& handler, Spec spec) const {
+    using op_type = request_op<Result, std::decay_t<Handler>>;
+    std::shared_ptr<watch_state> state;
+    if constexpr (std::is_same_v<Spec, request_spec>) {
+      if (spec.watch) state = spec.watch->state;
+    }
+    auto op = std::make_unique<op_type>(std::forward<Handler>(handler), executor_of(*impl), std::move(state));
+    auto slot = op->slot();
+    proto::request_id id = 0;
+    if constexpr (std::is_same_v<Spec, request_spec>) {
+      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op));
+    } else if constexpr (std::is_same_v<Spec, remove_watches_spec>) {
+      id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op));
+    } else {
+      id = start_add_auth(*impl, std::move(spec.scheme), std::move(spec.credentials), std::move(op));
+    }
+    // The op is owned by the client now and cannot complete before the next turn of the executor.
+    if (slot.is_connected()) slot.template emplace<request_canceller>(request_canceller{impl, id});
+  }
+};
+
+struct initiate_wait {
+  std::shared_ptr<client_impl> impl;
+  wait_kind kind = wait_kind::connect;
+
+  template <class Handler>
+  void operator()(Handler&& handler) const {
+    using op_type = request_op<no_result, std::decay_t<Handler>>;
+    auto op = std::make_unique<op_type>(std::forward<Handler>(handler), executor_of(*impl), nullptr);
+    auto slot = op->slot();
+    const std::uint64_t id = start_wait(*impl, kind, std::move(op));
+    if (slot.is_connected()) slot.template emplace<wait_canceller>(wait_canceller{impl, id});
+  }
+};
+
+}  // namespace detail
+
+class client {
+ public:
+  using executor_type = asio::any_io_executor;
+
+  // Does no I/O. Throws std::system_error (client_errc::invalid_connect_string or client_error::invalid_path,
+  // what() saying where) if options.connect_string is invalid.
+  client(executor_type executor, client_options options);
+  // Fails pending operations with client_error::closed (posted to their executors) and drops the connection
+  // without closing the session; see "Lifetimes" above.
+  ~client();
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+  client(client&&) noexcept = default;
+  client& operator=(client&& other) noexcept;
+
+  [[nodiscard]] executor_type get_executor() const noexcept { return detail::executor_of(*impl_); }
+
+  // --- observers (on the client's executor) ---
+  [[nodiscard]] session_state state() const noexcept { return detail::state_of(*impl_); }
+  [[nodiscard]] std::int64_t session_id() const noexcept { return detail::session_id_of(*impl_); }
+  // The negotiated session timeout (the requested one before the first handshake).
+  [[nodiscard]] std::chrono::milliseconds session_timeout() const noexcept {
+    return detail::negotiated_timeout_of(*impl_);
+  }
+  [[nodiscard]] const zkwire::connect_string& servers() const noexcept { return detail::connect_string_of(*impl_); }
+  // The server of the current connection (as written in the connect string), if connected.
+  [[nodiscard]] std::optional<host_port> connected_host() const { return detail::connected_host_of(*impl_); }
+  // Requests queued or in flight.
+  [[nodiscard]] std::size_t pending_requests() const noexcept { return detail::pending_requests_of(*impl_); }
+
+  // Called on every session state change (connecting, connected, suspended, lost, expired, auth_failed, closed),
+  // on the client's executor. Replaces the previous listener; pass {} to remove it.
+  void set_state_listener(state_listener listener) { detail::set_state_listener(*impl_, std::move(listener)); }
+
+  // --- session ---
+
+  // Starts the session if needed and waits until it is connected. Signature void(std::error_code):
+  // client_errc::connect_timeout after options.connect_timeout (the client keeps trying in the background),
+  // session_expired / auth_failed / closed if the session ended. Completes at once (posted) when connected.
+  template <class CompletionToken>
+  auto async_connect(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        detail::initiate_wait{impl_, detail::wait_kind::connect}, token);
+  }
+
+  // Closes the session (closeSession: the server deletes its ephemeral nodes) and completes when it is closed.
+  // Pending operations complete with client_error::closed. Signature void(std::error_code).
+  template <class CompletionToken>
+  auto async_close(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        detail::initiate_wait{impl_, detail::wait_kind::close}, token);
+  }
+
+  // Adds a credential (replayed on every reconnect). Signature void(std::error_code); AUTHFAILED ends the
+  // session.
+  template <class CompletionToken>
+  auto async_add_auth(std::string scheme, std::string credentials, CompletionToken&& token) {
+    return initiate<detail::no_result>(token, detail::add_auth_spec{std::move(scheme), std::move(credentials)});
+  }
+
+  // --- nodes ---
+
+  // Creates a node. Signature void(std::error_code, create_result). Errors: NODEEXISTS, NONODE (no parent),
+  // NOCHILDRENFOREPHEMERALS, INVALIDACL (empty ACL, or auth ACL without credentials), NOAUTH, BADARGUMENTS,
+  // UNIMPLEMENTED (TTL without extendedTypesEnabled), client_error::invalid_path / invalid_argument.
+  template <class CompletionToken>
+  auto async_create(std::string path, std::string data, const create_options& options, CompletionToken&& token) {
+    return initiate<create_result>(token, make_create(std::move(path), std::move(data), options));
+  }
+  template <class CompletionToken>
+  auto async_create(std::string path, std::string data, CompletionToken&& token) {
+    return async_create(std::move(path), std::move(data), create_options{}, std::forward<CompletionToken>(token));
+  }
+
+  // Deletes a node (version any_version: whatever it is). Signature void(std::error_code).
+  // Errors: NONODE, BADVERSION, NOTEMPTY, NOAUTH.
+  template <class CompletionToken>
+  auto async_remove(std::string path, std::int32_t version, CompletionToken&& token) {
+    return initiate<detail::no_result>(token,
+                                       spec(proto::op_code::delete_, proto::delete_request{std::move(path), version}));
+  }
+
+  // The node's stat, or nullopt if it does not exist (NONODE is not an error here).
+  // Signature void(std::error_code, std::optional<stat>).
+  template <class CompletionToken>
+  auto async_exists(std::string path, CompletionToken&& token) {
+    return initiate<std::optional<zkwire::stat>>(token,
+                                                 spec(proto::op_code::exists, proto::exists_request{std::move(path)}));
+  }
+  // The same, and a one-shot watch: NodeCreated if it does not exist yet, else NodeDataChanged / NodeDeleted.
+  template <class CompletionToken>
+  auto async_exists(std::string path, watch_callback on_event, CompletionToken&& token) {
+    auto s = spec(proto::op_code::exists, proto::exists_request{path, true});
+    s.watch = detail::watch_registration{proto::watch_kind::exist, std::move(path), std::move(on_event), nullptr};
+    return initiate<std::optional<zkwire::stat>>(token, std::move(s));
+  }
+  // Signature void(std::error_code, watched<std::optional<stat>>).
+  template <class CompletionToken>
+  auto async_exists_watch(std::string path, CompletionToken&& token) {
+    auto s = spec(proto::op_code::exists, proto::exists_request{path, true});
+    s.watch = detail::watch_registration{
+        proto::watch_kind::exist, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    return initiate<watched<std::optional<zkwire::stat>>>(token, std::move(s));
+  }
+
+  // Data and stat. Signature void(std::error_code, get_result). Errors: NONODE, NOAUTH.
+  template <class CompletionToken>
+  auto async_get(std::string path, CompletionToken&& token) {
+    return initiate<get_result>(token, spec(proto::op_code::get_data, proto::get_data_request{std::move(path)}));
+  }
+  // The same, and a one-shot watch (NodeDataChanged or NodeDeleted), armed only if the read succeeds.
+  template <class CompletionToken>
+  auto async_get(std::string path, watch_callback on_event, CompletionToken&& token) {
+    auto s = spec(proto::op_code::get_data, proto::get_data_request{path, true});
+    s.watch = detail::watch_registration{proto::watch_kind::data, std::move(path), std::move(on_event), nullptr};
+    return initiate<get_result>(token, std::move(s));
+  }
+  // Signature void(std::error_code, watched<get_result>); co_await the watch's async_wait for the event.
+  template <class CompletionToken>
+  auto async_get_watch(std::string path, CompletionToken&& token) {
+    auto s = spec(proto::op_code::get_data, proto::get_data_request{path, true});
+    s.watch = detail::watch_registration{
+        proto::watch_kind::data, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    return initiate<watched<get_result>>(token, std::move(s));
+  }
+
+  // Replaces the data. Signature void(std::error_code, stat). Errors: NONODE, BADVERSION, NOAUTH.
+  template <class CompletionToken>
+  auto async_set(std::string path, std::string data, std::int32_t version, CompletionToken&& token) {
+    return initiate<zkwire::stat>(
+        token, spec(proto::op_code::set_data, proto::set_data_request{std::move(path), std::move(data), version}));
+  }
+
+  // Child names and the parent's stat. Signature void(std::error_code, children_result). Errors: NONODE, NOAUTH.
+  template <class CompletionToken>
+  auto async_get_children(std::string path, CompletionToken&& token) {
+    return initiate<children_result>(
+        token, spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path)}));
+  }
+  // The same, and a one-shot watch (NodeChildrenChanged or NodeDeleted), armed only if the read succeeds.
+  template <class CompletionToken>
+  auto async_get_children(std::string path, watch_callback on_event, CompletionToken&& token) {
+    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{path, true});
+    s.watch = detail::watch_registration{proto::watch_kind::child, std::move(path), std::move(on_event), nullptr};
+    return initiate<children_result>(token, std::move(s));
+  }
+  // Signature void(std::error_code, watched<children_result>).
+  template <class CompletionToken>
+  auto async_get_children_watch(std::string path, CompletionToken&& token) {
+    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{path, true});
+    s.watch = detail::watch_registration{
+        proto::watch_kind::child, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    return initiate<watched<children_result>>(token, std::move(s));
+  }
+
+  // Signature void(std::error_code, acl_result). Errors: NONODE, NOAUTH.
+  template <class CompletionToken>
+  auto async_get_acl(std::string path, CompletionToken&& token) {
+    return initiate<acl_result>(token, spec(proto::op_code::get_acl, proto::get_acl_request{std::move(path)}));
+  }
+
+  // Replaces the ACL; `version` is compared with the node's aversion. Signature void(std::error_code, stat).
+  // Errors: NONODE, BADVERSION, NOAUTH (needs ADMIN), INVALIDACL.
+  template <class CompletionToken>
+  auto async_set_acl(std::string path, std::vector<acl> acl_list, std::int32_t version, CompletionToken&& token) {
+    return initiate<zkwire::stat>(
+        token, spec(proto::op_code::set_acl, proto::set_acl_request{std::move(path), std::move(acl_list), version}));
+  }
+
+  // Waits until the server this client talks to has caught up with the leader. Signature void(std::error_code).
+  template <class CompletionToken>
+  auto async_sync(std::string path, CompletionToken&& token) {
+    return initiate<detail::no_result>(token, spec(proto::op_code::sync, proto::sync_request{std::move(path)}));
+  }
+
+  // Applies create/remove/set/check ops (zkwire::ops) atomically. Signature
+  // void(std::error_code, std::vector<op_result>): the error is the one that made the multi fail (the first op
+  // error that is not RUNTIMEINCONSISTENCY), and the results say which op failed. An empty multi succeeds.
+  template <class CompletionToken>
+  auto async_multi(std::vector<multi_op> ops, CompletionToken&& token) {
+    return initiate<std::vector<op_result>>(token, spec(proto::op_code::multi, proto::multi_request{std::move(ops)}));
+  }
+  // Reads with get/get_children ops (zkwire::ops) in one round trip; each op succeeds or fails on its own (see
+  // op_result::error). Signature void(std::error_code, std::vector<op_result>); the error is the first failed
+  // read's.
+  template <class CompletionToken>
+  auto async_multi_read(std::vector<multi_op> ops, CompletionToken&& token) {
+    return initiate<std::vector<op_result>>(token,
+                                            spec(proto::op_code::multi_read, proto::multi_request{std::move(ops)}));
+  }
+
+  // --- watches ---
+
+  // Adds a persistent watch (the node itself) or a persistent recursive watch (the subtree; never
+  // NodeChildrenChanged). `on_event` is called for every event until remove_watches or the session's end.
+  // Signature void(std::error_code). Note (3.8 servers, ZOOKEEPER-4466): do not also set one-shot watches on the
+  // same path from the same client.
+  template <class CompletionToken>
+  auto async_add_watch(std::string path, add_watch_mode mode, watch_callback on_event, CompletionToken&& token) {
+    auto s = spec(proto::op_code::add_watch, proto::add_watch_request{path, mode});
+    const auto kind = mode == add_watch_mode::persistent_recursive ? proto::watch_kind::persistent_recursive
+                                                                   : proto::watch_kind::persistent;
+    s.watch = detail::watch_registration{kind, std::move(path), std::move(on_event), nullptr};
+    return initiate<detail::no_result>(token, std::move(s));
+  }
+
+  // Removes the server's watches of `type` on `path` (watcher_type::any also removes persistent ones) and this
+  // client's watchers of them, which get a final *_watch_removed event. Signature void(std::error_code).
+  // Errors: NOWATCHER when the server had none.
+  template <class CompletionToken>
+  auto async_remove_watches(std::string path, watcher_type type, CompletionToken&& token) {
+    return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type});
+  }
+
+  // --- session information ---
+
+  // This session's ephemeral nodes whose full server path starts with `prefix` ("/" for all). No chroot is
+  // applied, either way (the Java client's rule). Signature void(std::error_code, std::vector<std::string>).
+  template <class CompletionToken>
+  auto async_get_ephemerals(std::string prefix, CompletionToken&& token) {
+    return initiate<std::vector<std::string>>(
+        token, spec(proto::op_code::get_ephemerals, proto::get_ephemerals_request{std::move(prefix)}));
+  }
+
+  // The number of all descendants of `path`. Signature void(std::error_code, std::int32_t).
+  template <class CompletionToken>
+  auto async_get_all_children_number(std::string path, CompletionToken&& token) {
+    return initiate<std::int32_t>(
+        token, spec(proto::op_code::get_all_children_number, proto::get_all_children_number_request{std::move(path)}));
+  }
+
+  // The identities of this connection, e.g. [("ip","127.0.0.1"), ("digest","bob")].
+  // Signature void(std::error_code, std::vector<client_info>).
+  template <class CompletionToken>
+  auto async_whoami(CompletionToken&& token) {
+    return initiate<std::vector<client_info>>(token, spec(proto::op_code::who_am_i, proto::no_body{}));
+  }
+
+ private:
+  template <class Body>
+  static detail::request_spec spec(proto::op_code op, Body body) {
+    return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt};
+  }
+  static detail::request_spec make_create(std::string path, std::string data, const create_options& options);
+
+  template <class Result, class CompletionToken, class Spec>
+  auto initiate(CompletionToken& token, Spec spec) {
+    return asio::async_initiate<CompletionToken, detail::signature_t<Result>>(detail::initiate_request<Result>{impl_},
+                                                                              token, std::move(spec));
+  }
+
+  std::shared_ptr<detail::client_impl> impl_;
+};
+
+}  // namespace zkwire

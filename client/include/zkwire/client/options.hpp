@@ -1,0 +1,56 @@
+#pragma once
+// Options of zkwire::client and zkwire::blocking_client. Plain values.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zkwire/jute/limits.hpp"
+
+namespace zkwire {
+
+enum class log_level { debug, info, warning, error };
+std::string_view log_level_name(log_level level) noexcept;  // "debug", "info", "warning", "error"
+
+// Called on the client's executor (the blocking client: on its loop thread); must not block or throw.
+using log_function = std::function<void(log_level level, std::string_view message)>;
+
+// One credential, sent after every (re)connect before any request: auth is per connection on the server.
+struct credential {
+  std::string scheme;       // "digest" (the credentials are "user:password"), "ip", ...
+  std::string credentials;  // an unknown scheme or bad credentials end the session with AUTHFAILED
+
+  bool operator==(const credential&) const = default;
+};
+
+struct client_options {
+  // "host:port[,host:port...][/chroot]", see connect_string.hpp.
+  std::string connect_string = "127.0.0.1:2181";
+  // Requested session timeout; the server clamps it to [minSessionTimeout, maxSessionTimeout].
+  std::chrono::milliseconds session_timeout{10000};
+  // async_connect gives up (client_errc::connect_timeout) when no session is established within this time.
+  // 0: the session timeout (the CLI's default for --connect-timeout). The client keeps trying in the background
+  // until it is closed; a later async_connect waits again.
+  std::chrono::milliseconds connect_timeout{0};
+  // Per host attempt (TCP connect plus handshake) before the next host is tried. 0: the engine's default,
+  // max(session timeout / number of hosts, 250 ms).
+  std::chrono::milliseconds host_connect_timeout{0};
+  // Shuffle the host list once (then round-robin). `seed` makes the shuffle and the reconnect jitter
+  // deterministic (tests); 0 picks a random seed.
+  bool shuffle_hosts = true;
+  std::uint64_t seed = 0;
+  // Added at start and replayed on every reconnect, in order (add_auth adds more later).
+  std::vector<credential> auth;
+  // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (PROTOCOL.md §1).
+  std::size_t max_frame_size = jute::default_max_length;
+  // Accept read-only servers (ConnectRequest readOnly=true).
+  bool can_be_read_only = false;
+  // Receives connection and session events; nothing is logged when empty.
+  log_function logger;
+};
+
+}  // namespace zkwire

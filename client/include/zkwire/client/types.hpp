@@ -1,0 +1,125 @@
+#pragma once
+// Result and event types of zkwire::client. Plain values: copy them freely.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zkwire/proto/acl.hpp"
+#include "zkwire/proto/create_mode.hpp"
+#include "zkwire/proto/multi.hpp"
+#include "zkwire/proto/opcodes.hpp"
+#include "zkwire/proto/responses.hpp"
+#include "zkwire/proto/session/session.hpp"
+#include "zkwire/proto/stat.hpp"
+#include "zkwire/proto/watches.hpp"
+
+namespace zkwire {
+
+// The protocol vocabulary, under the client's namespace.
+using stat = proto::stat;
+using acl = proto::acl;
+using acl_id = proto::id;
+using create_mode = proto::create_mode;
+using session_state = proto::session_state;
+using event_type = proto::event_type;
+using keeper_state = proto::keeper_state;
+using watcher_type = proto::watcher_type;
+using add_watch_mode = proto::add_watch_mode;
+using client_info = proto::client_info;
+using op_code = proto::op_code;
+using proto::creator_all_acl;
+using proto::open_acl_unsafe;
+using proto::read_acl_unsafe;
+namespace perms = proto::perms;
+
+// A version argument meaning "whatever the current version is".
+inline constexpr std::int32_t any_version = -1;
+
+struct create_options {
+  create_mode mode = create_mode::persistent;
+  std::vector<zkwire::acl> acl = proto::open_acl_unsafe();
+  // Milliseconds, for create_mode::persistent_with_ttl and persistent_sequential_with_ttl only (the server must
+  // run with -Dzookeeper.extendedTypesEnabled=true); 1 .. 2^40-1.
+  std::int64_t ttl = -1;
+  // Store null data instead of the bytes given (getData then reports null_data).
+  bool null_data = false;
+};
+
+struct create_result {
+  std::string path;  // the node created, with its sequential suffix; the chroot is stripped
+  zkwire::stat stat;
+};
+
+struct get_result {
+  std::string data;        // empty when null_data
+  bool null_data = false;  // the node holds null (a create with null data), not an empty byte string
+  zkwire::stat stat;
+};
+
+struct children_result {
+  std::vector<std::string> children;  // names, not paths, in the server's (unspecified) order
+  zkwire::stat stat;                  // of the parent
+};
+
+struct acl_result {
+  std::vector<zkwire::acl> acl;  // without ADMIN on the node, digest ids come back as "user:x"
+  zkwire::stat stat;
+};
+
+// One op of a multi (create, delete, set, check) or of a multi_read (get, get_children). Build them with the
+// functions in namespace zkwire::ops.
+using multi_op = proto::multi_op;
+
+namespace ops {
+multi_op create(std::string path, std::string data, const create_options& options = {});
+multi_op remove(std::string path, std::int32_t version = any_version);
+multi_op set(std::string path, std::string data, std::int32_t version = any_version);
+multi_op check(std::string path, std::int32_t version);
+multi_op get(std::string path);           // multi_read only
+multi_op get_children(std::string path);  // multi_read only
+}  // namespace ops
+
+// The result of one op of a multi or multi_read.
+struct op_result {
+  // The result's type: the op's code on success (create results are op_code::create or create2, depending on the
+  // server version), op_code::error for an op that failed or was rolled back.
+  op_code type = op_code::error;
+  // This op's error: for a failed multi, the failing op has its real error, ops before it none (they were rolled
+  // back: check the multi's own error), ops after it RUNTIMEINCONSISTENCY.
+  std::error_code error;
+  std::string path;                   // create: the node created (chroot stripped)
+  zkwire::stat stat;                  // create2/createTTL/createContainer, set, get
+  std::string data;                   // get
+  bool null_data = false;             // get
+  std::vector<std::string> children;  // get_children (multi_read returns no parent stat)
+};
+
+// A watch notification, or the final delivery when the session ends: then type is event_type::none, `state`
+// says why (expired, auth_failed, closed) and `error` is set. For a persistent watch removed with
+// remove_watches, one last event with type persistent_watch_removed (data_watch_removed / child_watch_removed for
+// one-shot watches) and no error.
+struct watch_event {
+  event_type type = event_type::none;
+  keeper_state state = keeper_state::sync_connected;
+  std::string path;  // client path (chroot stripped)
+  std::error_code error;
+};
+
+// Called on the client's executor, once for a one-shot watch, once per event for a persistent watch (plus the
+// final delivery described above). Must not throw.
+using watch_callback = std::function<void(const watch_event&)>;
+
+// A session state transition, delivered to the state listener on the client's executor.
+struct state_event {
+  session_state from = session_state::not_started;
+  session_state to = session_state::not_started;
+  std::error_code reason;  // e.g. the I/O error that broke the connection, or session_expired
+};
+
+using state_listener = std::function<void(const state_event&)>;
+
+}  // namespace zkwire

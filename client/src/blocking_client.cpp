@@ -1,0 +1,238 @@
+#include "zkwire/client/blocking_client.hpp"
+
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <future>
+#include <thread>
+#include <utility>
+
+#include "zkwire/client/client.hpp"
+
+namespace zkwire {
+
+struct blocking_client::impl {
+  mutable asio::io_context io{1};
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::optional<zkwire::client> cli;
+  std::thread thread;
+  std::thread::id thread_id;
+
+  explicit impl(client_options options) {
+    cli.emplace(io.get_executor(), std::move(options));
+    thread = std::thread([this] {
+      while (true) {
+        try {
+          io.run();
+          return;
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a throwing callback must not kill the loop thread
+        }
+      }
+    });
+    thread_id = thread.get_id();
+  }
+
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+  impl(impl&&) = delete;
+  impl& operator=(impl&&) = delete;
+
+  ~impl() {
+    // The client is destroyed on its executor; its handlers then finish and run() returns.
+    asio::post(io, [this] { cli.reset(); });
+    work.reset();
+    if (thread.joinable()) thread.join();
+  }
+
+  void check_thread() const {
+    if (std::this_thread::get_id() == thread_id) {
+      throw std::logic_error(
+          "zkwire::blocking_client: called from its own loop thread (a watch callback or "
+          "listener); use the asynchronous client there");
+    }
+  }
+
+  // Runs `start(client, handler)` on the loop thread and waits for the handler: R is the result type, or void.
+  template <class R, class Start>
+  R call(const std::string& what, Start&& start) {
+    check_thread();
+    if constexpr (std::is_void_v<R>) {
+      auto done = std::make_shared<std::promise<std::error_code>>();
+      auto future = done->get_future();
+      asio::post(io, [this, &start, done] { start(*cli, [done](std::error_code ec) { done->set_value(ec); }); });
+      if (const auto ec = future.get()) throw std::system_error(ec, what);
+    } else {
+      auto done = std::make_shared<std::promise<std::pair<std::error_code, R>>>();
+      auto future = done->get_future();
+      asio::post(io, [this, &start, done] {
+        start(*cli, [done](std::error_code ec, R result) { done->set_value({ec, std::move(result)}); });
+      });
+      auto [ec, result] = future.get();
+      if (ec) throw std::system_error(ec, what);
+      return std::move(result);
+    }
+  }
+
+  // Runs `read(client)` on the loop thread and returns its value.
+  template <class Read>
+  auto observe(Read&& read) const {
+    check_thread();
+    using R = decltype(read(std::declval<const zkwire::client&>()));
+    auto done = std::make_shared<std::promise<R>>();  // shared: the loop thread may still hold it when we return
+    auto future = done->get_future();
+    asio::post(io, [this, &read, done] { done->set_value(read(*cli)); });
+    return future.get();
+  }
+};
+
+blocking_client::blocking_client(client_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+
+blocking_client::~blocking_client() = default;
+
+void blocking_client::connect() {
+  impl_->call<void>("connect", [](client& c, auto h) { c.async_connect(std::move(h)); });
+}
+
+void blocking_client::close() {
+  impl_->call<void>("close", [](client& c, auto h) { c.async_close(std::move(h)); });
+}
+
+void blocking_client::add_auth(const std::string& scheme, const std::string& credentials) {
+  impl_->call<void>("add_auth " + scheme,
+                    [&](client& c, auto h) { c.async_add_auth(scheme, credentials, std::move(h)); });
+}
+
+session_state blocking_client::state() const {
+  return impl_->observe([](const client& c) { return c.state(); });
+}
+
+std::int64_t blocking_client::session_id() const {
+  return impl_->observe([](const client& c) { return c.session_id(); });
+}
+
+std::chrono::milliseconds blocking_client::session_timeout() const {
+  return impl_->observe([](const client& c) { return c.session_timeout(); });
+}
+
+void blocking_client::set_state_listener(state_listener listener) {
+  impl_->check_thread();
+  auto done = std::make_shared<std::promise<void>>();
+  auto future = done->get_future();
+  asio::post(impl_->io, [this, &listener, done] {
+    impl_->cli->set_state_listener(std::move(listener));
+    done->set_value();
+  });
+  future.get();
+}
+
+create_result blocking_client::create(const std::string& path, const std::string& data, const create_options& options) {
+  return impl_->call<create_result>("create " + path,
+                                    [&](client& c, auto h) { c.async_create(path, data, options, std::move(h)); });
+}
+
+void blocking_client::remove(const std::string& path, std::int32_t version) {
+  impl_->call<void>("delete " + path, [&](client& c, auto h) { c.async_remove(path, version, std::move(h)); });
+}
+
+std::optional<stat> blocking_client::exists(const std::string& path) {
+  return impl_->call<std::optional<stat>>("exists " + path,
+                                          [&](client& c, auto h) { c.async_exists(path, std::move(h)); });
+}
+
+std::optional<stat> blocking_client::exists(const std::string& path, watch_callback on_event) {
+  return impl_->call<std::optional<stat>>(
+      "exists " + path, [&](client& c, auto h) { c.async_exists(path, std::move(on_event), std::move(h)); });
+}
+
+get_result blocking_client::get(const std::string& path) {
+  return impl_->call<get_result>("get " + path, [&](client& c, auto h) { c.async_get(path, std::move(h)); });
+}
+
+get_result blocking_client::get(const std::string& path, watch_callback on_event) {
+  return impl_->call<get_result>("get " + path,
+                                 [&](client& c, auto h) { c.async_get(path, std::move(on_event), std::move(h)); });
+}
+
+stat blocking_client::set(const std::string& path, const std::string& data, std::int32_t version) {
+  return impl_->call<stat>("set " + path, [&](client& c, auto h) { c.async_set(path, data, version, std::move(h)); });
+}
+
+children_result blocking_client::get_children(const std::string& path) {
+  return impl_->call<children_result>("ls " + path,
+                                      [&](client& c, auto h) { c.async_get_children(path, std::move(h)); });
+}
+
+children_result blocking_client::get_children(const std::string& path, watch_callback on_event) {
+  return impl_->call<children_result>(
+      "ls " + path, [&](client& c, auto h) { c.async_get_children(path, std::move(on_event), std::move(h)); });
+}
+
+acl_result blocking_client::get_acl(const std::string& path) {
+  return impl_->call<acl_result>("getAcl " + path, [&](client& c, auto h) { c.async_get_acl(path, std::move(h)); });
+}
+
+stat blocking_client::set_acl(const std::string& path, const std::vector<acl>& acl_list, std::int32_t version) {
+  return impl_->call<stat>("setAcl " + path,
+                           [&](client& c, auto h) { c.async_set_acl(path, acl_list, version, std::move(h)); });
+}
+
+void blocking_client::sync(const std::string& path) {
+  impl_->call<void>("sync " + path, [&](client& c, auto h) { c.async_sync(path, std::move(h)); });
+}
+
+std::vector<op_result> blocking_client::multi(const std::vector<multi_op>& ops) {
+  impl_->check_thread();
+  using outcome = std::pair<std::error_code, std::vector<op_result>>;
+  auto done = std::make_shared<std::promise<outcome>>();
+  auto future = done->get_future();
+  asio::post(impl_->io, [this, &ops, done] {
+    impl_->cli->async_multi(ops, [done](std::error_code ec, std::vector<op_result> r) {
+      done->set_value({ec, std::move(r)});
+    });
+  });
+  auto [ec, results] = future.get();
+  if (ec && !results.empty()) throw multi_error(ec, std::move(results));
+  if (ec) throw std::system_error(ec, "multi");
+  return std::move(results);
+}
+
+std::vector<op_result> blocking_client::multi_read(const std::vector<multi_op>& ops) {
+  impl_->check_thread();
+  using outcome = std::pair<std::error_code, std::vector<op_result>>;
+  auto done = std::make_shared<std::promise<outcome>>();
+  auto future = done->get_future();
+  asio::post(impl_->io, [this, &ops, done] {
+    impl_->cli->async_multi_read(ops, [done](std::error_code ec, std::vector<op_result> r) {
+      done->set_value({ec, std::move(r)});
+    });
+  });
+  auto [ec, results] = future.get();
+  if (ec && results.empty()) throw std::system_error(ec, "multi_read");
+  return std::move(results);
+}
+
+void blocking_client::add_watch(const std::string& path, add_watch_mode mode, watch_callback on_event) {
+  impl_->call<void>("addWatch " + path,
+                    [&](client& c, auto h) { c.async_add_watch(path, mode, std::move(on_event), std::move(h)); });
+}
+
+void blocking_client::remove_watches(const std::string& path, watcher_type type) {
+  impl_->call<void>("removeWatches " + path,
+                    [&](client& c, auto h) { c.async_remove_watches(path, type, std::move(h)); });
+}
+
+std::vector<std::string> blocking_client::get_ephemerals(const std::string& prefix) {
+  return impl_->call<std::vector<std::string>>(
+      "getEphemerals " + prefix, [&](client& c, auto h) { c.async_get_ephemerals(prefix, std::move(h)); });
+}
+
+std::int32_t blocking_client::get_all_children_number(const std::string& path) {
+  return impl_->call<std::int32_t>("getAllChildrenNumber " + path,
+                                   [&](client& c, auto h) { c.async_get_all_children_number(path, std::move(h)); });
+}
+
+std::vector<client_info> blocking_client::whoami() {
+  return impl_->call<std::vector<client_info>>("whoami", [](client& c, auto h) { c.async_whoami(std::move(h)); });
+}
+
+}  // namespace zkwire

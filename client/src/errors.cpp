@@ -1,0 +1,50 @@
+#include "zkwire/client/errors.hpp"
+
+#include <string>
+
+#include "zkwire/client/options.hpp"
+
+namespace zkwire {
+namespace {
+
+class client_category_impl final : public std::error_category {
+ public:
+  [[nodiscard]] const char* name() const noexcept override { return "zkwire.client"; }
+  [[nodiscard]] std::string message(int value) const override {
+    switch (static_cast<client_errc>(value)) {
+      case client_errc::connect_timeout:
+        return "connect timeout: no ZooKeeper session could be established within the connect timeout; check the "
+               "connect string and that a server is up and reachable";
+      case client_errc::invalid_connect_string:
+        return "invalid connect string: expected host:port[,host:port...][/chroot]";
+      case client_errc::already_waiting:
+        return "already waiting: another async_wait on this watch is pending";
+      case client_errc::no_watch:
+        return "no watch: the watch was never armed (default-constructed, or the read that would arm it failed)";
+    }
+    return "unknown zkwire.client error " + std::to_string(value);
+  }
+};
+
+}  // namespace
+
+const std::error_category& client_category() noexcept {
+  static const client_category_impl category;
+  return category;
+}
+
+std::string_view log_level_name(log_level level) noexcept {
+  switch (level) {
+    case log_level::debug:
+      return "debug";
+    case log_level::info:
+      return "info";
+    case log_level::warning:
+      return "warning";
+    case log_level::error:
+      return "error";
+  }
+  return "unknown";
+}
+
+}  // namespace zkwire

@@ -1,0 +1,201 @@
+#pragma once
+// The socket-free ZooKeeper session engine: everything a client does on the wire, without sockets, threads or
+// clocks of its own (shared/DESIGN.md §1, PROTOCOL.md §2, §3, §6, §8).
+//
+// The driver (client/ with Asio; tests with byte scripts and a fake clock) feeds it events — "connected to the
+// host you asked for", "these bytes arrived", "the connection broke", "the time is now T", user requests — and
+// after every input acts on what the engine asks for:
+//
+//   if (auto host = s.take_connect())  open a connection to hosts[*host] (closing any current one first)
+//   if (s.take_close())                close the current connection (its late I/O results must be ignored)
+//   if (auto bytes = s.take_output())  write all of `bytes`, then call s.written(now); the view stays valid
+//                                      until then (new output accumulates in a second buffer meanwhile)
+//   while (auto d = s.take_delivery()) deliver *d (completions, watch events, state changes), in order
+//   re-arm the timer for s.next_wakeup() and call s.tick(now) when it fires
+//
+// While a connection is open the driver keeps one read outstanding into s.prepare_read(n) and reports it with
+// s.commit_read(now, n). At most one connection exists at a time.
+//
+// Timers, with T the negotiated session timeout (the requested one before the first handshake), the ratios of
+// the Java and C clients (PROTOCOL.md §8):
+//   read timeout        2T/3 without receiving anything on an established connection: drop it, try the next host
+//   ping                when nothing was sent for T/3 (so an idle session is kept alive and the read timeout sees
+//                       the server's answer well before 2T/3)
+//   connect timeout     per host attempt, TCP connect plus handshake: config.connect_timeout, by default
+//                       max(T / number of hosts, 250 ms)
+//   reconnect pacing    the first attempt after a disconnect goes at once to the next host; once every host was
+//                       tried in a row without success, the next round waits a random 0..1000 ms (seeded jitter)
+//   surely expired      no byte was written to any server for T + one second: the server cannot have kept the
+//                       session (it expires a session that sent nothing for T, bucketed by tickTime ≤ 1 s here);
+//                       reported as session_state::lost. Expiry itself is only known at the next handshake.
+//
+// Requests: submit() assigns the xid when the request is written (Java's rule; xids start at 1 and wrap to 1).
+// Requests submitted while no connection is established wait in the queue and go out after the handshake, after
+// auth replay and watch re-arming. When a connection breaks, every request written and not answered AND every
+// queued one completes with client_error::connection_loss: the outcome of a write is unknown and it is never
+// resent silently. After expiry, auth failure or close, new requests complete at once with that error.
+//
+// Chroot: every request path (multi ops included) gets the chroot prepended, and it is stripped from create
+// results, multi results and watch events; getEphemerals is sent and returned as is (the Java client's rule).
+// Paths are validated (path.hpp) before anything is queued: a bad one completes with client_error::invalid_path.
+//
+// Watches: a watcher is a caller-chosen id (non-zero). getData/exists/getChildren(2) with watch=true and a watcher
+// id register it when the reply succeeds (exists: a data watch if the node exists, an exist watch on NONODE); the
+// server keeps one registration per path and kind, the engine fans each event out to every watcher of it. One-shot
+// watchers are removed when they fire. add_watch registers persistent or recursive watchers that fire until
+// removed. After a reconnect on the same session the engine re-arms every watch with SetWatches (SetWatches2 only
+// when persistent watches exist) in batches whose paths total at most config.set_watches_batch_bytes. When the
+// session ends (expiry, auth failure, close) every watcher gets one final delivery with the reason.
+//
+// Thread safety: none; one engine per session, driven from one thread or strand.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <variant>
+
+#include "zkwire/jute/limits.hpp"
+#include "zkwire/proto/message.hpp"
+#include "zkwire/proto/watches.hpp"
+
+namespace zkwire::proto {
+
+using session_clock = std::chrono::steady_clock;
+using time_point = session_clock::time_point;
+
+enum class session_state {
+  not_started,          // before start()
+  connecting,           // no session yet, or establishing the first connection
+  connected,            // a connection with a valid session is established
+  connected_read_only,  // connected to a read-only server (only with config.can_be_read_only)
+  suspended,            // the connection broke; the session may live on the server, reconnecting
+  lost,                 // suspended, and surely expired on the server by now; still reconnecting to confirm
+  expired,              // a server said the session is gone; call new_session() to start another
+  auth_failed,          // a server rejected our credentials and closed the connection
+  closed,               // close() completed, or the engine was closed before connecting
+};
+std::string_view session_state_name(session_state s) noexcept;
+
+struct session_config {
+  std::size_t host_count = 1;  // the driver owns the addresses; the engine picks indices 0..host_count-1
+  std::string chroot;          // "" or a valid path such as "/app"; "/" means none
+  std::chrono::milliseconds session_timeout{10000};        // requested; the server clamps it
+  std::chrono::milliseconds connect_timeout{0};            // per host attempt; 0: max(T / host_count, 250 ms)
+  bool can_be_read_only = false;                           // sent as the ConnectRequest readOnly byte
+  bool shuffle_hosts = true;                               // shuffle the host order once (seeded), then round-robin
+  std::uint64_t seed = 0;                                  // for the shuffle and the reconnect jitter; 0: random
+  std::size_t max_frame_size = jute::default_max_length;   // incoming frames
+  std::size_t max_request_size = jute::server_max_buffer;  // outgoing frames (the server's jute.maxbuffer)
+  std::size_t set_watches_batch_bytes = std::size_t{128} * 1024;  // total path bytes per SetWatches frame
+  std::int32_t first_xid = 1;  // the first xid (must be > 0); tests start near INT32_MAX to see the wrap to 1
+};
+
+using request_id = std::uint64_t;  // assigned by submit(), unique per engine, never 0
+using watcher_id = std::uint64_t;  // chosen by the caller, non-zero
+
+// A request's result. On success `error` is empty and `result.header.err` is 0; a server error is in `error` (the
+// "zookeeper" category) with `result.header` as received; a client-side failure (connection loss, cancelled,
+// expired, invalid path, ...) has an empty result.
+struct completion {
+  request_id id = 0;
+  op_code op = op_code::error;
+  std::error_code error;
+  reply result;
+};
+
+// A watch event for one watcher. For a one-shot watcher it is the only delivery. `event.path` has the chroot
+// stripped. When the session ends, every watcher gets a final delivery with event.type none, the session state
+// in event.state (expired, auth_failed, closed) and `error` saying why.
+struct watch_delivery {
+  watcher_id watcher = 0;
+  watcher_event event;
+  std::error_code error;
+};
+
+struct state_change {
+  session_state from = session_state::not_started;
+  session_state to = session_state::not_started;
+  std::error_code reason;  // why, e.g. the I/O error that broke the connection, or session_expired
+};
+
+using delivery = std::variant<completion, watch_delivery, state_change>;
+
+// Watch kinds a watcher can be registered for.
+enum class watch_kind { data, exist, child, persistent, persistent_recursive };
+
+class session {
+ public:
+  explicit session(session_config config);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+  session(session&&) noexcept;
+  session& operator=(session&&) noexcept;
+
+  // --- inputs ---
+  void start(time_point now);
+  void connected(time_point now);                              // the connection asked for by take_connect() is up
+  void connect_failed(time_point now, std::error_code error);  // ... could not be established
+  std::span<char> prepare_read(std::size_t n);                 // space for the next read
+  void commit_read(time_point now, std::size_t n);             // n bytes arrived in that space
+  void received(time_point now, std::string_view bytes);       // prepare_read + copy + commit_read
+  void written(time_point now);                                // everything take_output() returned was written
+  void disconnected(time_point now, std::error_code error);    // read or write failed, or the peer closed
+  void tick(time_point now);                                   // timers; call at next_wakeup() (earlier is fine)
+
+  // Queues a request with client paths (the engine applies the chroot). `watcher` registers a one-shot or
+  // persistent watcher for getData/exists/getChildren(2) with watch=true, and addWatch; 0 for none.
+  // Refused at once with client_error::invalid_argument: ops the engine sends itself or a client never sends
+  // (ping, auth, setWatches(2), closeSession, notification, createSession, deleteContainer, error), check outside a
+  // multi, sasl (its reply overtakes others), and a body that is not the op's. A successful removeWatches removes
+  // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
+  // before its completion. Requests queued while disconnected stay queued across failed connection attempts.
+  request_id submit(time_point now, op_code op, request_body body, watcher_id watcher = 0);
+  // Adds a credential, replayed on every reconnect; sent at once when connected. Its first reply completes
+  // the returned request (AUTHFAILED ends the session).
+  request_id add_auth(time_point now, std::string scheme, std::string credentials);
+  // Completes the request with client_error::cancelled if it has not completed yet. A request already written
+  // may still be applied by the server; its late reply is dropped. Returns false if it already completed.
+  bool cancel(request_id id);
+  // Drops a watcher on the client side only (no request); it gets no further deliveries. Use submit() with
+  // removeWatches to also remove the server's registration.
+  void forget_watcher(watcher_id watcher);
+  // Sends closeSession when connected and completes with state closed when it is answered (or at the read
+  // timeout); otherwise closes at once. Pending requests complete with client_error::closed, except those already
+  // written before the closeSession, whose replies arrive first and complete them normally.
+  void close(time_point now);
+  // After expiry or auth failure: starts a new session (session id 0), keeping lastZxidSeen so that a server
+  // that lags behind what we have seen refuses us (PROTOCOL.md §2 rule 2).
+  void new_session(time_point now);
+
+  // --- outputs ---
+  std::optional<std::size_t> take_connect();
+  bool take_close();
+  std::optional<std::string_view> take_output();
+  std::optional<delivery> take_delivery();
+  [[nodiscard]] time_point next_wakeup() const noexcept;  // time_point::max() when nothing is scheduled
+
+  // --- observers ---
+  [[nodiscard]] session_state state() const noexcept;
+  [[nodiscard]] std::int64_t session_id() const noexcept;  // 0 before the first handshake
+  [[nodiscard]] std::string_view session_password() const noexcept;
+  [[nodiscard]] std::chrono::milliseconds negotiated_timeout() const noexcept;  // the requested one before
+  [[nodiscard]] std::int64_t last_zxid_seen() const noexcept;
+  [[nodiscard]] std::optional<std::size_t> current_host() const noexcept;  // host of the connection, if any
+  // When the request behind the most recent server answer (a reply or a ping reply) was written. The session is
+  // certainly alive on the server until this + negotiated_timeout(): the base of a lock's safety margin.
+  [[nodiscard]] std::optional<time_point> last_answered_send_time() const noexcept;
+  [[nodiscard]] std::size_t pending_requests() const noexcept;  // queued or written, not completed
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace zkwire::proto

@@ -1,0 +1,74 @@
+#pragma once
+// Requests between submit() and completion: the queue of requests not yet written (holding their encoded frames,
+// xid still unassigned) and the FIFO of written ones awaiting their replies in order (PROTOCOL.md §3). Slots are
+// reused, so steady traffic allocates nothing here beyond what the frames and watch paths carry.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ring.hpp"
+#include "zkwire/proto/opcodes.hpp"
+#include "zkwire/proto/session/session.hpp"
+#include "zkwire/proto/watches.hpp"
+
+namespace zkwire::proto::session_detail {
+
+// What a successful reply does to the watch registry.
+enum class watch_effect : std::uint8_t {
+  none,
+  data,        // getData watch=true
+  exists,      // exists watch=true: data watch if the node exists, exist watch on NONODE
+  child,       // getChildren(2) watch=true
+  persistent,  // addWatch PERSISTENT
+  recursive,   // addWatch PERSISTENT_RECURSIVE
+  remove,      // removeWatches: drop the registrations and deliver removal events
+};
+
+// Who consumes the reply.
+enum class origin : std::uint8_t { user, set_watches, close_session };
+
+struct watch_intent {
+  watch_effect effect = watch_effect::none;
+  watcher_id watcher = 0;
+  watcher_type remove_type = watcher_type::any;
+  std::string path;  // client path
+};
+
+struct queued_request {
+  request_id id = 0;
+  op_code op = op_code::error;
+  std::string frame;  // the encoded frame with xid 0, patched when written
+  watch_intent watch;
+};
+
+struct sent_request {
+  std::int32_t xid = 0;
+  op_code op = op_code::error;
+  request_id id = 0;  // 0 for internal requests
+  origin from = origin::user;
+  bool abandoned = false;  // cancelled after being written: its reply is consumed and dropped
+  time_point send_time{};
+  watch_intent watch;
+};
+
+class pending_table {
+ public:
+  ring<queued_request>& queued() noexcept { return queued_; }
+  ring<sent_request>& sent() noexcept { return sent_; }
+  [[nodiscard]] const ring<queued_request>& queued() const noexcept { return queued_; }
+  [[nodiscard]] const ring<sent_request>& sent() const noexcept { return sent_; }
+
+  // Removes a queued request or marks a written one abandoned, returning its opcode; nullopt if `id` is not
+  // pending.
+  std::optional<op_code> cancel(request_id id) noexcept;
+  // Queued plus written user requests that are not abandoned.
+  [[nodiscard]] std::size_t user_pending() const noexcept;
+
+ private:
+  ring<queued_request> queued_;
+  ring<sent_request> sent_;
+};
+
+}  // namespace zkwire::proto::session_detail

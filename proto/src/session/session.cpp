@@ -1,0 +1,835 @@
+// The session engine: connection lifecycle, handshake, routing of replies, timers. The parts with one job each
+// live next to it: pending_table (requests), watch_registry (watches), host_picker (hosts), request_paths (chroot).
+
+#include "zkwire/proto/session/session.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "host_picker.hpp"
+#include "pending_table.hpp"
+#include "request_paths.hpp"
+#include "ring.hpp"
+#include "watch_registry.hpp"
+#include "zkwire/proto/connect.hpp"
+#include "zkwire/proto/frame_reader.hpp"
+#include "zkwire/proto/path.hpp"
+
+namespace zkwire::proto {
+
+using namespace session_detail;  // NOLINT(google-build-using-namespace): the engine's own parts
+using std::chrono::milliseconds;
+
+std::string_view session_state_name(session_state s) noexcept {
+  switch (s) {
+    case session_state::not_started:
+      return "not_started";
+    case session_state::connecting:
+      return "connecting";
+    case session_state::connected:
+      return "connected";
+    case session_state::connected_read_only:
+      return "connected_read_only";
+    case session_state::suspended:
+      return "suspended";
+    case session_state::lost:
+      return "lost";
+    case session_state::expired:
+      return "expired";
+    case session_state::auth_failed:
+      return "auth_failed";
+    case session_state::closed:
+      return "closed";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr time_point never = time_point::max();
+constexpr milliseconds min_connect_timeout{250};
+constexpr milliseconds expiry_slack{1000};  // tickTime bucketing of the server's expiry, at most a second here
+
+// Ops the engine sends on its own (ping, auth, setWatches, closeSession), ops a client never sends, check outside
+// a multi (a 3.8.0 server drops the connection) and sasl (its reply overtakes others, breaking FIFO matching).
+bool user_may_submit(op_code op) noexcept {
+  switch (op) {
+    case op_code::create:
+    case op_code::delete_:
+    case op_code::exists:
+    case op_code::get_data:
+    case op_code::set_data:
+    case op_code::get_acl:
+    case op_code::set_acl:
+    case op_code::get_children:
+    case op_code::sync:
+    case op_code::get_children2:
+    case op_code::multi:
+    case op_code::create2:
+    case op_code::reconfig:
+    case op_code::check_watches:
+    case op_code::remove_watches:
+    case op_code::create_container:
+    case op_code::create_ttl:
+    case op_code::multi_read:
+    case op_code::get_ephemerals:
+    case op_code::get_all_children_number:
+    case op_code::add_watch:
+    case op_code::who_am_i:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
+  const auto u = static_cast<std::uint32_t>(xid);
+  frame[start + 4] = static_cast<char>((u >> 24U) & 0xffU);
+  frame[start + 5] = static_cast<char>((u >> 16U) & 0xffU);
+  frame[start + 6] = static_cast<char>((u >> 8U) & 0xffU);
+  frame[start + 7] = static_cast<char>(u & 0xffU);
+}
+
+bool child_watch_requested(const request_body& body) {
+  const auto* gc = std::get_if<get_children_request>(&body);
+  const auto* gc2 = std::get_if<get_children2_request>(&body);
+  return (gc != nullptr && gc->watch) || (gc2 != nullptr && gc2->watch);
+}
+
+watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher) {
+  watch_intent intent;
+  intent.watcher = watcher;
+  if (const auto* rw = std::get_if<remove_watches_request>(&body)) {
+    intent.effect = watch_effect::remove;
+    intent.remove_type = rw->type;
+    return intent;
+  }
+  if (watcher == 0) return intent;
+  if (const auto* gd = std::get_if<get_data_request>(&body); gd != nullptr && gd->watch) {
+    intent.effect = watch_effect::data;
+  } else if (const auto* ex = std::get_if<exists_request>(&body); ex != nullptr && ex->watch) {
+    intent.effect = watch_effect::exists;
+  } else if (child_watch_requested(body)) {
+    intent.effect = watch_effect::child;
+  } else if (const auto* aw = std::get_if<add_watch_request>(&body); aw != nullptr && op == op_code::add_watch) {
+    intent.effect =
+        aw->mode == add_watch_mode::persistent_recursive ? watch_effect::recursive : watch_effect::persistent;
+  }
+  return intent;
+}
+
+}  // namespace
+
+struct session::impl {
+  enum class phase { idle, paced, connecting, handshaking, established, terminal };
+
+  struct credential {
+    auth_packet packet;
+    request_id pending = 0;  // add_auth() request waiting for this credential's first reply
+  };
+
+  explicit impl(session_config c)
+      : cfg(std::move(c)),
+        picker(cfg.host_count, cfg.shuffle_hosts, cfg.seed),
+        reader(cfg.max_frame_size),
+        timeout(cfg.session_timeout),
+        next_xid(cfg.first_xid > 0 ? cfg.first_xid : 1) {
+    if (cfg.chroot == "/") cfg.chroot.clear();
+  }
+
+  session_config cfg;
+  host_picker picker;
+  pending_table pending;
+  watch_registry watches;
+  frame_reader reader;
+  std::deque<delivery> deliveries;
+  std::string out_next;     // accumulating
+  std::string out_writing;  // handed to the driver
+  bool writing = false;
+  std::optional<std::size_t> pending_connect;
+  bool close_request = false;
+
+  phase ph = phase::idle;
+  session_state st = session_state::not_started;
+  std::optional<std::size_t> host;
+  time_point attempt_deadline = never;
+  time_point reconnect_at = never;
+  time_point close_deadline = never;
+  time_point last_send{};
+  time_point last_recv{};
+  time_point last_write{};
+  std::optional<time_point> last_answered;
+  bool closing = false;
+  std::size_t failed_attempts = 0;
+  std::error_code drop_reason;
+
+  std::int64_t session_id = 0;
+  std::string passwd = std::string(password_length, '\0');
+  bool resumable = false;  // connected once to a read-write server: resume this session id
+  milliseconds timeout;
+  std::int64_t last_zxid = 0;
+  connect_request sent_connect;
+  std::int32_t next_xid;
+  request_id next_id = 1;
+
+  std::vector<credential> credentials;
+  ring<request_id> auth_sent;  // per written auth packet, the request its reply completes (0: none)
+  ring<time_point> ping_sent;  // send times of unanswered pings
+
+  // Scratch, reused.
+  std::vector<watcher_id> fan_out;
+  std::vector<std::pair<watcher_id, event_type>> removals;
+  watch_intent intent_scratch;
+
+  // --- helpers ---------------------------------------------------------------------------------------------
+
+  void set_state(session_state to, std::error_code reason) {
+    if (to == st) return;
+    deliveries.emplace_back(state_change{st, to, reason});
+    st = to;
+  }
+
+  void complete(request_id id, op_code op, std::error_code ec, reply result = {}) {
+    deliveries.emplace_back(completion{id, op, ec, std::move(result)});
+  }
+
+  [[nodiscard]] milliseconds connect_timeout() const {
+    if (cfg.connect_timeout.count() > 0) return cfg.connect_timeout;
+    const auto per_host = timeout / static_cast<std::int64_t>(std::max<std::size_t>(cfg.host_count, 1));
+    return std::max(per_host, min_connect_timeout);
+  }
+  [[nodiscard]] milliseconds read_timeout() const { return timeout * 2 / 3; }
+  [[nodiscard]] milliseconds ping_interval() const { return timeout / 3; }
+
+  [[nodiscard]] bool connection_open() const {
+    return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
+  }
+
+  std::int32_t take_xid() {
+    const std::int32_t xid = next_xid;
+    next_xid = xid == std::numeric_limits<std::int32_t>::max() ? 1 : xid + 1;
+    return xid;
+  }
+
+  [[nodiscard]] std::error_code terminal_error() const {
+    switch (st) {
+      case session_state::expired:
+        return client_error::session_expired;
+      case session_state::auth_failed:
+        return server_error::auth_failed;
+      case session_state::closed:
+        return client_error::closed;
+      default:
+        return closing ? std::error_code(client_error::closed) : std::error_code{};
+    }
+  }
+
+  // --- connection lifecycle ---------------------------------------------------------------------------------
+
+  void reset_connection() {
+    out_next.clear();
+    out_writing.clear();
+    writing = false;
+    reader.reset();
+    auth_sent.clear();
+    ping_sent.clear();
+    host.reset();
+    attempt_deadline = never;
+  }
+
+  void begin_attempt(time_point now) {
+    reset_connection();
+    const std::size_t h = picker.next();
+    pending_connect = h;
+    host = h;
+    ph = phase::connecting;
+    reconnect_at = never;
+    attempt_deadline = now + connect_timeout();
+  }
+
+  // After a failed attempt or a broken connection: the next host at once, or after a jittered pause once every
+  // host failed in a row.
+  void schedule_reconnect(time_point now) {
+    if (failed_attempts > 0 && failed_attempts % picker.host_count() == 0) {
+      reset_connection();
+      ph = phase::paced;
+      reconnect_at = now + picker.jitter();
+    } else {
+      begin_attempt(now);
+    }
+  }
+
+  void fail_sent(std::error_code ec) {
+    auto& sent = pending.sent();
+    while (!sent.empty()) {
+      const sent_request& s = sent.front();
+      const bool report = s.from == origin::user && !s.abandoned;
+      const request_id id = s.id;
+      const op_code op = s.op;
+      sent.pop_front();
+      if (report) complete(id, op, ec);
+    }
+    while (!auth_sent.empty()) {
+      const request_id id = auth_sent.front();
+      auth_sent.pop_front();
+      if (id != 0) complete(id, op_code::auth, ec);
+    }
+  }
+
+  void fail_queued(std::error_code ec) {
+    auto& queued = pending.queued();
+    while (!queued.empty()) {
+      const request_id id = queued.front().id;
+      const op_code op = queued.front().op;
+      queued.pop_front();
+      complete(id, op, ec);
+    }
+    for (auto& c : credentials) {
+      if (c.pending != 0) complete(std::exchange(c.pending, 0), op_code::auth, ec);
+    }
+  }
+
+  // The current attempt or connection is over. `we_close`: the engine decided it (timeout, protocol violation),
+  // so the driver must close the socket.
+  void connection_lost(time_point now, std::error_code reason, bool we_close) {
+    if (we_close) close_request = true;
+    if (closing) {
+      session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+      return;
+    }
+    const bool was_established = ph == phase::established;
+    fail_sent(client_error::connection_loss);
+    reset_connection();
+    if (was_established) {
+      failed_attempts = 0;
+      drop_reason = reason;
+      set_state(session_state::suspended, reason);
+    } else {
+      ++failed_attempts;
+    }
+    schedule_reconnect(now);
+  }
+
+  void session_ended(session_state to, std::error_code ec, keeper_state ks) {
+    if (connection_open()) close_request = true;
+    pending_connect.reset();
+    fail_sent(ec);
+    fail_queued(ec);
+    reset_connection();
+    ph = phase::terminal;
+    closing = false;
+    close_deadline = never;
+    reconnect_at = never;
+    fan_out.clear();
+    watches.take_all(fan_out);
+    for (const watcher_id w : fan_out) {
+      deliveries.emplace_back(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec});
+    }
+    set_state(to, ec);
+  }
+
+  void protocol_violation(time_point now, std::error_code ec) {
+    if (!ec) ec = client_error::protocol_violation;
+    connection_lost(now, ec, true);
+  }
+
+  // --- writing ----------------------------------------------------------------------------------------------
+
+  void send_auth(time_point now, const auth_packet& packet, request_id id) {
+    if (!encode_request_frame(out_next, special_xid::auth, op_code::auth, packet, cfg.max_request_size)) {
+      auth_sent.push_back() = id;
+      last_send = now;
+    } else if (id != 0) {
+      complete(id, op_code::auth, client_error::request_too_large);
+    }
+  }
+
+  template <class Body>
+  void send_internal(time_point now, op_code op, const Body& body, origin from) {
+    const std::int32_t xid = next_xid;
+    if (encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return;
+    take_xid();
+    sent_request& s = pending.sent().push_back();
+    s.xid = xid;
+    s.op = op;
+    s.id = 0;
+    s.from = from;
+    s.abandoned = false;
+    s.send_time = now;
+    s.watch.effect = watch_effect::none;
+    last_send = now;
+  }
+
+  void write_queued(time_point now, queued_request& q) {
+    const std::int32_t xid = take_xid();
+    const std::size_t start = out_next.size();
+    out_next += q.frame;
+    patch_xid(out_next, start, xid);
+    sent_request& s = pending.sent().push_back();
+    s.xid = xid;
+    s.op = q.op;
+    s.id = q.id;
+    s.from = origin::user;
+    s.abandoned = false;
+    s.send_time = now;
+    std::swap(s.watch, q.watch);
+    last_send = now;
+  }
+
+  void send_ping(time_point now) {
+    if (encode_request_frame(out_next, special_xid::ping, op_code::ping, no_body{})) return;
+    ping_sent.push_back() = now;
+    last_send = now;
+  }
+
+  // --- reading ----------------------------------------------------------------------------------------------
+
+  void on_connect_response(time_point now, std::string_view payload) {
+    connect_response resp;
+    if (auto ec = decode_connect_response(payload, resp)) {
+      protocol_violation(now, ec);
+      return;
+    }
+    if (is_session_expired(sent_connect, resp)) {
+      session_ended(session_state::expired, client_error::session_expired, keeper_state::expired);
+      return;
+    }
+    session_id = resp.session_id;
+    passwd = resp.passwd;
+    if (!resp.read_only) resumable = true;
+    timeout = milliseconds{resp.timeout};
+    ph = phase::established;
+    failed_attempts = 0;
+    attempt_deadline = never;
+    last_recv = now;
+    last_write = now;  // the server just renewed the session
+    set_state(resp.read_only ? session_state::connected_read_only : session_state::connected, {});
+    // Auth first, then the watches, then whatever waited (PROTOCOL.md §2).
+    for (auto& c : credentials) send_auth(now, c.packet, std::exchange(c.pending, 0));
+    if (!watches.empty()) {
+      for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {
+        if (const auto* sw = std::get_if<set_watches>(&batch)) {
+          send_internal(now, op_code::set_watches, *sw, origin::set_watches);
+        } else if (const auto* sw2 = std::get_if<set_watches2>(&batch)) {
+          send_internal(now, op_code::set_watches2, *sw2, origin::set_watches);
+        }
+      }
+    }
+    auto& queued = pending.queued();
+    while (!queued.empty()) {
+      write_queued(now, queued.front());
+      queued.pop_front();
+    }
+  }
+
+  void on_notification(time_point now, std::string_view payload) {
+    watcher_event event;
+    if (auto ec = decode_notification(payload, event)) {
+      protocol_violation(now, ec);
+      return;
+    }
+    if (!cfg.chroot.empty()) event.path = proto::strip_chroot(cfg.chroot, event.path);
+    fan_out.clear();
+    watches.route(event.type, event.path, fan_out);
+    for (const watcher_id w : fan_out) deliveries.emplace_back(watch_delivery{w, event, {}});
+  }
+
+  void apply_watch(const watch_intent& intent, std::int32_t err) {
+    switch (intent.effect) {
+      case watch_effect::none:
+        return;
+      case watch_effect::data:
+        if (err == 0) watches.add(watch_kind::data, intent.path, intent.watcher);
+        return;
+      case watch_effect::exists:
+        if (err == 0) watches.add(watch_kind::data, intent.path, intent.watcher);
+        if (err == static_cast<std::int32_t>(server_error::no_node)) {
+          watches.add(watch_kind::exist, intent.path, intent.watcher);
+        }
+        return;
+      case watch_effect::child:
+        if (err == 0) watches.add(watch_kind::child, intent.path, intent.watcher);
+        return;
+      case watch_effect::persistent:
+        if (err == 0) watches.add(watch_kind::persistent, intent.path, intent.watcher);
+        return;
+      case watch_effect::recursive:
+        if (err == 0) watches.add(watch_kind::persistent_recursive, intent.path, intent.watcher);
+        return;
+      case watch_effect::remove:
+        if (err != 0) return;
+        removals.clear();
+        watches.remove(intent.path, intent.remove_type, removals);
+        for (const auto& [w, type] : removals) {
+          deliveries.emplace_back(
+              watch_delivery{w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}});
+        }
+        return;
+    }
+  }
+
+  // Returns false when the connection is gone and the remaining frames must not be looked at.
+  bool on_frame(time_point now, std::string_view payload) {
+    if (ph == phase::handshaking) {
+      on_connect_response(now, payload);
+      return ph == phase::established;
+    }
+    reply_header header;
+    if (auto ec = decode_reply_header(payload, header)) {
+      protocol_violation(now, ec);
+      return false;
+    }
+    switch (header.xid) {
+      case special_xid::notification:
+        on_notification(now, payload);
+        return ph == phase::established;
+      case special_xid::ping:
+        if (ping_sent.empty()) {
+          protocol_violation(now, client_error::protocol_violation);  // a ping reply nobody asked for
+          return false;
+        }
+        last_answered = ping_sent.front();
+        ping_sent.pop_front();
+        return true;
+      case special_xid::auth: {
+        if (auth_sent.empty()) {
+          protocol_violation(now, client_error::protocol_violation);  // an auth reply nobody asked for
+          return false;
+        }
+        const request_id id = auth_sent.front();
+        auth_sent.pop_front();
+        if (header.err == static_cast<std::int32_t>(server_error::auth_failed)) {
+          if (id != 0) complete(id, op_code::auth, server_error::auth_failed, reply{header, no_body{}});
+          credentials.clear();
+          session_ended(session_state::auth_failed, server_error::auth_failed, keeper_state::auth_failed);
+          return false;
+        }
+        if (id != 0) complete(id, op_code::auth, error_from_wire(header.err), reply{header, no_body{}});
+        return true;
+      }
+      default:
+        break;
+    }
+    auto& sent = pending.sent();
+    if (sent.empty() || sent.front().xid != header.xid) {
+      protocol_violation(now, client_error::protocol_violation);  // xid mismatch or a reply to nothing
+      return false;
+    }
+    const sent_request& head = sent.front();
+    reply rep;
+    if (auto ec = decode_reply(payload, head.op, rep)) {
+      protocol_violation(now, ec);
+      return false;
+    }
+    if (header.zxid > 0) last_zxid = header.zxid;
+    last_answered = head.send_time;
+    const request_id id = head.id;
+    const op_code op = head.op;
+    const origin from = head.from;
+    const bool abandoned = head.abandoned;
+    std::swap(intent_scratch, sent.front().watch);
+    sent.pop_front();
+    if (from == origin::close_session) {
+      session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+      return false;
+    }
+    if (from != origin::user || abandoned) return true;
+    apply_watch(intent_scratch, header.err);
+    if (header.err == 0) session_detail::strip_chroot(cfg.chroot, rep.body);
+    const std::error_code ec = error_from_wire(header.err);
+    complete(id, op, ec, std::move(rep));
+    return true;
+  }
+};
+
+// --- public interface -----------------------------------------------------------------------------------------
+
+session::session(session_config config) : impl_(std::make_unique<impl>(std::move(config))) {}
+session::~session() = default;
+session::session(session&&) noexcept = default;
+session& session::operator=(session&&) noexcept = default;
+
+void session::start(time_point now) {
+  auto& m = *impl_;
+  if (m.st != session_state::not_started) return;
+  m.set_state(session_state::connecting, {});
+  m.begin_attempt(now);
+}
+
+void session::connected(time_point now) {
+  auto& m = *impl_;
+  if (m.ph != impl::phase::connecting) return;
+  m.ph = impl::phase::handshaking;
+  m.sent_connect = connect_request{};
+  m.sent_connect.last_zxid_seen = m.last_zxid;
+  // Java sends the requested timeout on every attempt; the server renegotiates from it.
+  m.sent_connect.timeout = static_cast<std::int32_t>(
+      std::min<std::int64_t>(m.cfg.session_timeout.count(), std::numeric_limits<std::int32_t>::max()));
+  if (m.resumable) {
+    m.sent_connect.session_id = m.session_id;
+    m.sent_connect.passwd = m.passwd;
+  }
+  m.sent_connect.read_only = m.cfg.can_be_read_only;
+  (void)encode_connect_frame(m.out_next, m.sent_connect);
+  m.last_send = now;
+}
+
+void session::connect_failed(time_point now, std::error_code error) {
+  auto& m = *impl_;
+  if (m.ph != impl::phase::connecting) return;
+  m.connection_lost(now, error, false);
+}
+
+std::span<char> session::prepare_read(std::size_t n) { return impl_->reader.prepare(n); }
+
+void session::commit_read(time_point now, std::size_t n) {
+  auto& m = *impl_;
+  if (m.ph != impl::phase::handshaking && m.ph != impl::phase::established) return;
+  m.reader.commit(n);
+  if (n > 0) m.last_recv = now;
+  while (auto payload = m.reader.next()) {
+    if (!m.on_frame(now, *payload)) return;
+  }
+  if (auto ec = m.reader.error()) m.protocol_violation(now, ec);
+}
+
+void session::received(time_point now, std::string_view bytes) {
+  auto space = prepare_read(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), space.begin());
+  commit_read(now, bytes.size());
+}
+
+void session::written(time_point now) {
+  auto& m = *impl_;
+  if (!m.writing) return;
+  m.writing = false;
+  m.out_writing.clear();
+  // Only bytes on an established connection keep the session alive: a handshake the server never answered may
+  // have gone to a server outside the quorum.
+  if (m.ph == impl::phase::established) m.last_write = now;
+}
+
+void session::disconnected(time_point now, std::error_code error) {
+  auto& m = *impl_;
+  if (!m.connection_open()) return;
+  m.connection_lost(now, error, false);
+}
+
+void session::tick(time_point now) {
+  auto& m = *impl_;
+  switch (m.ph) {
+    case impl::phase::paced:
+      if (now >= m.reconnect_at) m.begin_attempt(now);
+      break;
+    case impl::phase::connecting:
+    case impl::phase::handshaking:
+      if (now >= m.attempt_deadline) m.connection_lost(now, client_error::operation_timeout, true);
+      break;
+    case impl::phase::established:
+      if (m.closing && now >= m.close_deadline) {
+        m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+      } else if (now >= m.last_recv + m.read_timeout()) {
+        m.connection_lost(now, client_error::operation_timeout, true);
+      } else if (!m.closing && now >= m.last_send + m.ping_interval()) {
+        m.send_ping(now);
+      }
+      break;
+    default:
+      break;
+  }
+  if (m.st == session_state::suspended && now >= m.last_write + m.timeout + expiry_slack) {
+    m.set_state(session_state::lost, m.drop_reason);
+  }
+}
+
+request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher) {
+  auto& m = *impl_;
+  const request_id id = m.next_id++;
+  if (auto ec = m.terminal_error()) {
+    m.complete(id, op, ec);
+    return id;
+  }
+  if (!user_may_submit(op) || request_body_index(op) != body.index()) {
+    m.complete(id, op, client_error::invalid_argument);
+    return id;
+  }
+  watch_intent intent = intent_of(op, body, watcher);
+  if (intent.effect != watch_effect::none) intent.path = request_path(body);
+  if (auto ec = apply_chroot(m.cfg.chroot, body)) {
+    m.complete(id, op, ec);
+    return id;
+  }
+  if (m.ph == impl::phase::established) {
+    const std::int32_t xid = m.next_xid;
+    const auto ec = std::visit(
+        [&](const auto& b) { return encode_request_frame(m.out_next, xid, op, b, m.cfg.max_request_size); }, body);
+    if (ec) {
+      m.complete(id, op, ec);
+      return id;
+    }
+    m.take_xid();
+    sent_request& s = m.pending.sent().push_back();
+    s.xid = xid;
+    s.op = op;
+    s.id = id;
+    s.from = origin::user;
+    s.abandoned = false;
+    s.send_time = now;
+    s.watch = std::move(intent);
+    m.last_send = now;
+    return id;
+  }
+  queued_request& q = m.pending.queued().push_back();
+  q.frame.clear();
+  const auto ec =
+      std::visit([&](const auto& b) { return encode_request_frame(q.frame, 0, op, b, m.cfg.max_request_size); }, body);
+  if (ec) {
+    m.pending.queued().pop_back();
+    m.complete(id, op, ec);
+    return id;
+  }
+  q.id = id;
+  q.op = op;
+  q.watch = std::move(intent);
+  return id;
+}
+
+request_id session::add_auth(time_point now, std::string scheme, std::string credentials) {
+  auto& m = *impl_;
+  const request_id id = m.next_id++;
+  if (auto ec = m.terminal_error()) {
+    m.complete(id, op_code::auth, ec);
+    return id;
+  }
+  auth_packet packet{0, std::move(scheme), std::move(credentials)};
+  if (m.ph == impl::phase::established) {
+    m.send_auth(now, packet, id);
+    m.credentials.push_back({std::move(packet), 0});
+  } else {
+    m.credentials.push_back({std::move(packet), id});
+  }
+  return id;
+}
+
+bool session::cancel(request_id id) {
+  auto& m = *impl_;
+  if (id == 0) return false;
+  if (auto op = m.pending.cancel(id)) {
+    m.complete(id, *op, client_error::cancelled);
+    return true;
+  }
+  for (std::size_t i = 0; i < m.auth_sent.size(); ++i) {
+    if (m.auth_sent[i] == id) {
+      m.auth_sent[i] = 0;
+      m.complete(id, op_code::auth, client_error::cancelled);
+      return true;
+    }
+  }
+  for (auto& c : m.credentials) {
+    if (c.pending == id) {
+      c.pending = 0;
+      m.complete(id, op_code::auth, client_error::cancelled);
+      return true;
+    }
+  }
+  return false;
+}
+
+void session::forget_watcher(watcher_id watcher) { impl_->watches.forget(watcher); }
+
+void session::close(time_point now) {
+  auto& m = *impl_;
+  if (m.st == session_state::closed || m.closing) return;
+  if (m.st == session_state::expired || m.st == session_state::auth_failed) {
+    m.set_state(session_state::closed, client_error::closed);
+    return;
+  }
+  if (m.ph == impl::phase::established) {
+    m.closing = true;
+    m.fail_queued(client_error::closed);
+    m.send_internal(now, op_code::close_session, no_body{}, origin::close_session);
+    m.close_deadline = now + m.read_timeout();
+    return;
+  }
+  m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+}
+
+void session::new_session(time_point now) {
+  auto& m = *impl_;
+  if (m.st != session_state::expired && m.st != session_state::auth_failed) return;
+  m.session_id = 0;
+  m.passwd.assign(password_length, '\0');
+  m.resumable = false;
+  m.timeout = m.cfg.session_timeout;
+  m.failed_attempts = 0;
+  m.last_answered.reset();
+  m.set_state(session_state::connecting, {});
+  m.begin_attempt(now);
+}
+
+std::optional<std::size_t> session::take_connect() { return std::exchange(impl_->pending_connect, std::nullopt); }
+
+bool session::take_close() { return std::exchange(impl_->close_request, false); }
+
+std::optional<std::string_view> session::take_output() {
+  auto& m = *impl_;
+  if (m.writing || m.out_next.empty()) return std::nullopt;
+  std::swap(m.out_next, m.out_writing);
+  m.writing = true;
+  return std::string_view(m.out_writing);
+}
+
+std::optional<delivery> session::take_delivery() {
+  auto& m = *impl_;
+  if (m.deliveries.empty()) return std::nullopt;
+  delivery d = std::move(m.deliveries.front());
+  m.deliveries.pop_front();
+  return d;
+}
+
+time_point session::next_wakeup() const noexcept {
+  const auto& m = *impl_;
+  time_point at = never;
+  switch (m.ph) {
+    case impl::phase::paced:
+      at = m.reconnect_at;
+      break;
+    case impl::phase::connecting:
+    case impl::phase::handshaking:
+      at = m.attempt_deadline;
+      break;
+    case impl::phase::established:
+      at = m.last_recv + m.read_timeout();
+      if (m.closing) {
+        at = std::min(at, m.close_deadline);
+      } else {
+        at = std::min(at, m.last_send + m.ping_interval());
+      }
+      break;
+    default:
+      break;
+  }
+  if (m.st == session_state::suspended) at = std::min(at, m.last_write + m.timeout + expiry_slack);
+  return at;
+}
+
+session_state session::state() const noexcept { return impl_->st; }
+std::int64_t session::session_id() const noexcept { return impl_->session_id; }
+std::string_view session::session_password() const noexcept { return impl_->passwd; }
+std::chrono::milliseconds session::negotiated_timeout() const noexcept { return impl_->timeout; }
+std::int64_t session::last_zxid_seen() const noexcept { return impl_->last_zxid; }
+std::optional<std::size_t> session::current_host() const noexcept { return impl_->host; }
+std::optional<time_point> session::last_answered_send_time() const noexcept { return impl_->last_answered; }
+
+std::size_t session::pending_requests() const noexcept {
+  const auto& m = *impl_;
+  std::size_t n = m.pending.user_pending();
+  for (std::size_t i = 0; i < m.auth_sent.size(); ++i) n += m.auth_sent[i] != 0 ? 1U : 0U;
+  for (const auto& c : m.credentials) n += c.pending != 0 ? 1U : 0U;
+  return n;
+}
+
+}  // namespace zkwire::proto

@@ -1,0 +1,155 @@
+#include "watch_registry.hpp"
+
+#include <algorithm>
+
+#include "zkwire/proto/path.hpp"
+
+namespace zkwire::proto::session_detail {
+
+namespace {
+
+void add_unique(std::vector<watcher_id>& out, watcher_id watcher) {
+  if (std::find(out.begin(), out.end(), watcher) == out.end()) out.push_back(watcher);
+}
+
+// The parent of an absolute path ("/a/b" -> "/a", "/a" -> "/"); empty for "/".
+std::string_view parent_of(std::string_view path) {
+  if (path.size() <= 1) return {};
+  const std::size_t slash = path.rfind('/');
+  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+}  // namespace
+
+void watch_registry::add(watch_kind kind, std::string_view path, watcher_id watcher) {
+  auto& watchers = of(kind)[std::string(path)];
+  add_unique(watchers, watcher);
+}
+
+void watch_registry::route(event_type type, std::string_view path, std::vector<watcher_id>& out) {
+  const auto fire_once = [&](watch_kind kind) {
+    auto& t = of(kind);
+    auto it = t.find(path);
+    if (it == t.end()) return;
+    for (const watcher_id w : it->second) add_unique(out, w);
+    t.erase(it);
+  };
+  switch (type) {
+    case event_type::node_created:
+    case event_type::node_data_changed:
+      fire_once(watch_kind::data);
+      fire_once(watch_kind::exist);
+      break;
+    case event_type::node_children_changed:
+      fire_once(watch_kind::child);
+      break;
+    case event_type::node_deleted:
+      fire_once(watch_kind::data);
+      fire_once(watch_kind::exist);
+      fire_once(watch_kind::child);
+      break;
+    default:
+      return;  // only the four server event types reach watchers
+  }
+  if (auto it = of(watch_kind::persistent).find(path); it != of(watch_kind::persistent).end()) {
+    for (const watcher_id w : it->second) add_unique(out, w);
+  }
+  if (type == event_type::node_children_changed) return;
+  const auto& recursive = of(watch_kind::persistent_recursive);
+  for (std::string_view p = path; !p.empty(); p = parent_of(p)) {
+    if (auto it = recursive.find(p); it != recursive.end()) {
+      for (const watcher_id w : it->second) add_unique(out, w);
+    }
+  }
+}
+
+void watch_registry::remove(std::string_view path, watcher_type type,
+                            std::vector<std::pair<watcher_id, event_type>>& out) {
+  const auto take = [&](watch_kind kind, event_type removal) {
+    auto& t = of(kind);
+    auto it = t.find(path);
+    if (it == t.end()) return;
+    for (const watcher_id w : it->second) {
+      const std::pair<watcher_id, event_type> entry{w, removal};
+      if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+    }
+    t.erase(it);
+  };
+  if (type == watcher_type::data || type == watcher_type::any) {
+    take(watch_kind::data, event_type::data_watch_removed);
+    take(watch_kind::exist, event_type::data_watch_removed);
+  }
+  if (type == watcher_type::children || type == watcher_type::any) {
+    take(watch_kind::child, event_type::child_watch_removed);
+  }
+  if (type == watcher_type::any) {
+    take(watch_kind::persistent, event_type::persistent_watch_removed);
+    take(watch_kind::persistent_recursive, event_type::persistent_watch_removed);
+  }
+}
+
+void watch_registry::forget(watcher_id watcher) {
+  for (auto& t : tables_) {
+    for (auto it = t.begin(); it != t.end();) {
+      std::erase(it->second, watcher);
+      it = it->second.empty() ? t.erase(it) : std::next(it);
+    }
+  }
+}
+
+void watch_registry::take_all(std::vector<watcher_id>& out) {
+  for (auto& t : tables_) {
+    for (const auto& [path, watchers] : t) {
+      for (const watcher_id w : watchers) add_unique(out, w);
+    }
+    t.clear();
+  }
+}
+
+bool watch_registry::empty() const noexcept {
+  return std::all_of(tables_.begin(), tables_.end(), [](const table& t) { return t.empty(); });
+}
+
+std::size_t watch_registry::watcher_count(watch_kind kind, std::string_view path) const {
+  const auto& t = of(kind);
+  auto it = t.find(path);
+  return it == t.end() ? 0 : it->second.size();
+}
+
+std::vector<request_body> watch_registry::set_watches_batches(std::string_view chroot, std::int64_t relative_zxid,
+                                                              std::size_t batch_bytes) const {
+  std::vector<request_body> batches;
+  set_watches2 batch;
+  std::size_t bytes = 0;
+  std::size_t paths = 0;
+  const auto flush = [&] {
+    if (paths == 0) return;
+    batch.relative_zxid = relative_zxid;
+    if (batch.persistent_watches.empty() && batch.persistent_recursive_watches.empty()) {
+      batches.emplace_back(set_watches{relative_zxid, std::move(batch.data_watches), std::move(batch.exist_watches),
+                                       std::move(batch.child_watches)});
+    } else {
+      batches.emplace_back(std::move(batch));
+    }
+    batch = set_watches2{};
+    bytes = 0;
+    paths = 0;
+  };
+  const std::array<std::vector<std::string>* (*)(set_watches2&), 5> lists{
+      [](set_watches2& b) { return &b.data_watches; }, [](set_watches2& b) { return &b.exist_watches; },
+      [](set_watches2& b) { return &b.child_watches; }, [](set_watches2& b) { return &b.persistent_watches; },
+      [](set_watches2& b) { return &b.persistent_recursive_watches; }};
+  for (std::size_t k = 0; k < tables_.size(); ++k) {
+    for (const auto& [path, watchers] : tables_.at(k)) {
+      std::string server_path = prepend_chroot(chroot, path);
+      if (paths > 0 && bytes + server_path.size() > batch_bytes) flush();
+      bytes += server_path.size();
+      ++paths;
+      lists.at(k)(batch)->push_back(std::move(server_path));
+    }
+  }
+  flush();
+  return batches;
+}
+
+}  // namespace zkwire::proto::session_detail

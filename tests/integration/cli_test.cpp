@@ -1,0 +1,541 @@
+// The `zkwire` command line (shared/CLI.md) against a real ZooKeeper server: the built binary runs as a
+// subprocess; its stdout, stderr and exit status are checked, and what it writes is cross-checked with Kazoo.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <initializer_list>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "support/zk_test.hpp"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere else
+
+namespace zkwire {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct outcome {
+  int status = -1;  // the exit status, or 128+N for signal N
+  std::string out;
+  std::string err;
+};
+
+// A child process with pipes for stdin, stdout and stderr.
+class process {
+ public:
+  // Starts argv[0] (an absolute path).
+  explicit process(const std::vector<std::string>& argv) {
+    std::array<int, 2> in{};
+    std::array<int, 2> out{};
+    std::array<int, 2> err{};
+    if (::pipe2(in.data(), O_CLOEXEC) != 0 || ::pipe2(out.data(), O_CLOEXEC) != 0 ||
+        ::pipe2(err.data(), O_CLOEXEC) != 0) {
+      throw std::system_error(errno, std::generic_category(), "pipe2");
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT: posix_spawn's signature
+    args.push_back(nullptr);
+    const int rc = ::posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    stdin_ = in[1];
+    stdout_ = out[0];
+    stderr_ = err[0];
+    if (rc != 0) throw std::system_error(rc, std::generic_category(), "posix_spawn " + argv[0]);
+  }
+  ~process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    for (const int fd : {stdin_, stdout_, stderr_}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  process(const process&) = delete;
+  process& operator=(const process&) = delete;
+  process(process&&) = delete;
+  process& operator=(process&&) = delete;
+
+  // Writes `input` to the child's stdin and closes it, collects stdout and stderr until both close, and reaps
+  // the child; kills it after `timeout`.
+  outcome finish(const std::string& input = {}, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+    outcome result;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::size_t written = 0;
+    if (input.empty()) close_fd(stdin_);
+    while (stdout_ >= 0 || stderr_ >= 0 || stdin_ >= 0) {
+      std::vector<pollfd> fds;
+      if (stdin_ >= 0) fds.push_back({stdin_, POLLOUT, 0});
+      if (stdout_ >= 0) fds.push_back({stdout_, POLLIN, 0});
+      if (stderr_ >= 0) fds.push_back({stderr_, POLLIN, 0});
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        ::kill(pid_, SIGKILL);
+        ADD_FAILURE() << "the command did not finish in time";
+        break;
+      }
+      if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+      for (const auto& p : fds) {
+        if (p.revents == 0) continue;
+        if (p.fd == stdin_) {
+          const auto n = ::write(stdin_, input.data() + written, input.size() - written);
+          if (n > 0) written += static_cast<std::size_t>(n);
+          if (n < 0 || written == input.size()) close_fd(stdin_);
+          continue;
+        }
+        std::array<char, 4096> buffer{};
+        const auto n = ::read(p.fd, buffer.data(), buffer.size());
+        if (n <= 0) {
+          close_fd(p.fd == stdout_ ? stdout_ : stderr_);
+          continue;
+        }
+        (p.fd == stdout_ ? result.out : result.err).append(buffer.data(), static_cast<std::size_t>(n));
+      }
+    }
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+  }
+
+  // True while the child has not exited (does not reap it).
+  [[nodiscard]] bool running() const {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  }
+
+ private:
+  static void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  int stdout_ = -1;
+  int stderr_ = -1;
+};
+
+class cli_test : public test::standalone_test {
+ protected:
+  // argv for the CLI with the suite's server and `args`.
+  static std::vector<std::string> cli_argv(std::initializer_list<std::string> args) {
+    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", connect_string(), "--connect-timeout", "20000"};
+    argv.insert(argv.end(), args);
+    return argv;
+  }
+  static outcome zk(std::initializer_list<std::string> args, const std::string& input = {}) {
+    process p(cli_argv(args));
+    return p.finish(input);
+  }
+  static outcome run_raw(const std::vector<std::string>& argv) {
+    process p(argv);
+    return p.finish();
+  }
+  // Runs a Python program with Kazoo connected as `zk` (the connect string is argv[1]); returns its stdout.
+  static outcome kazoo(const std::string& body) {
+    const std::string program =
+        "import sys\n"
+        "from kazoo.client import KazooClient\n"
+        "zk = KazooClient(hosts=sys.argv[1])\n"
+        "zk.start(timeout=30)\n"
+        "try:\n" +
+        body +
+        "finally:\n"
+        "    zk.stop()\n";
+    process p({"/usr/bin/python3", "-c", program, connect_string()});
+    return p.finish();
+  }
+  // Creates root() and returns it.
+  std::string make_root() {
+    const auto r = zk({"create", root()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return root();
+  }
+};
+
+TEST_F(cli_test, VersionHelpAndUnknownCommand) {
+  const auto version = run_raw({ZKWIRE_CLI_PATH, "--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_THAT(version.out, StartsWith("zkwire "));
+
+  const auto help = run_raw({ZKWIRE_CLI_PATH, "--help"});
+  EXPECT_EQ(help.status, 0);
+  for (const char* name : {"create", "get", "set", "ls", "stat", "rm", "exists", "sync", "watch"}) {
+    EXPECT_THAT(help.out, HasSubstr(std::string("\n  ") + name + " ")) << name;
+  }
+
+  const auto create_help = run_raw({ZKWIRE_CLI_PATH, "create", "--help"});
+  EXPECT_EQ(create_help.status, 0);
+  EXPECT_THAT(create_help.out, HasSubstr("create [-e] [-s] [-c] [--ttl MS] [-p] PATH [DATA|-]"));
+
+  const auto unknown = run_raw({ZKWIRE_CLI_PATH, "frobnicate"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_THAT(unknown.err, StartsWith("zkwire: frobnicate: "));
+
+  const auto no_command = run_raw({ZKWIRE_CLI_PATH});
+  EXPECT_EQ(no_command.status, 2);
+}
+
+TEST_F(cli_test, CreateGetSetStatExistsSync) {
+  const std::string node = make_root() + "/n";
+  auto r = zk({"create", node, "hello"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, node + "\n");
+  EXPECT_EQ(r.err, "");
+
+  r = zk({"get", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "hello");  // verbatim, no newline
+
+  r = zk({"--json", "get", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out,
+              StartsWith("{\"path\":\"" + node + "\",\"data\":\"hello\",\"data_base64\":\"aGVsbG8=\",\"stat\":{"));
+  EXPECT_THAT(r.out, HasSubstr("\"version\":0,"));
+
+  r = zk({"set", node, "world"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = zk({"--json", "set", "-v", "1", node, "-"}, "from stdin");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"version\":2,"));
+  EXPECT_THAT(r.out, HasSubstr("\"dataLength\":10,"));
+  EXPECT_EQ(zk({"get", node}).out, "from stdin");
+
+  r = zk({"stat", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::regex stat_shape(
+      R"(\{"czxid":\d+,"mzxid":\d+,"pzxid":\d+,"ctime":\d+,"mtime":\d+,"version":2,"cversion":0,"aversion":0,)"
+      R"("ephemeralOwner":0,"dataLength":10,"numChildren":0\}\n)");
+  EXPECT_TRUE(std::regex_match(r.out, stat_shape)) << r.out;
+
+  EXPECT_EQ(zk({"exists", node}).status, 0);
+  r = zk({"exists", node + "-missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out + r.err, "");
+  r = zk({"sync", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+}
+
+TEST_F(cli_test, ErrorLinesAndExitStatuses) {
+  const std::string base = make_root();
+  const std::string node = base + "/n";
+  ASSERT_EQ(zk({"create", node, "x"}).status, 0);
+  ASSERT_EQ(zk({"create", node + "/child"}).status, 0);
+
+  auto r = zk({"get", base + "/missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "zkwire: get: " + base + "/missing: node does not exist (NONODE)\n");
+
+  r = zk({"stat", base + "/missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "zkwire: stat: " + base + "/missing: node does not exist (NONODE)\n");
+
+  r = zk({"create", base + "/no/parent"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "zkwire: create: " + base + "/no/parent: parent does not exist (NONODE)\n");
+
+  r = zk({"create", node});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "zkwire: create: " + node + ": node already exists (NODEEXISTS)\n");
+
+  r = zk({"set", "-v", "7", node, "y"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "zkwire: set: " + node + ": version does not match (BADVERSION)\n");
+
+  r = zk({"rm", "-v", "7", node + "/child"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_THAT(r.err, HasSubstr("(BADVERSION)"));
+
+  r = zk({"rm", node});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "zkwire: rm: " + node + ": node has children (NOTEMPTY)\n");
+
+  r = zk({"rm", base + "/missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("(NONODE)"));
+
+  // The node is intact after the refusals.
+  EXPECT_EQ(zk({"get", node}).out, "x");
+}
+
+TEST_F(cli_test, UsageErrorsSendNothing) {
+  const std::string base = root();  // never created: nothing below must appear either
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"create", base + "//a"},
+           {"create", base + "/a/"},  // a trailing '/' is only valid with -s
+           {"create", "-p", base + "/./a", "x"},
+           {"create", "relative"},
+           {"create", "-x", base},
+           {"create", "-c", "-e", base},
+           {"create", "--ttl", "0", base},
+           {"set", base},  // DATA missing
+           {"set", "-v", "abc", base, "x"},
+           {"get", base, "extra"},
+           {"ls", base + "/"},
+           {"rm", "/"},
+           {"watch", "--mode", "sometimes", base},
+           {"watch", "-n", "0", base},
+       }) {
+    std::vector<std::string> argv = cli_argv({});
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run_raw(argv);
+    EXPECT_EQ(r.status, 2) << args.front() << " " << args.at(1) << ": " << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_THAT(r.err, StartsWith("zkwire: " + args.front() + ": "));
+  }
+  // Nothing was created (and a sequential prefix ending in '/' is a valid path for -s).
+  EXPECT_EQ(zk({"exists", base}).status, 1);
+  const auto bad_option = run_raw({ZKWIRE_CLI_PATH, "--no-such-option", "get", "/"});
+  EXPECT_EQ(bad_option.status, 2);
+}
+
+TEST_F(cli_test, UnreachableServerExitsFourWithinTheConnectTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  // Port 1 on the loopback: nothing listens there, every connect is refused at once.
+  const auto r = run_raw({ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1", "--connect-timeout", "1500", "get", "/x"});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, 4);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, StartsWith("zkwire: get: 127.0.0.1:1: "));
+  EXPECT_THAT(r.err, HasSubstr("(CONNECTIONLOSS)\n"));
+  EXPECT_GE(elapsed, std::chrono::milliseconds(1400));
+  EXPECT_LT(elapsed, std::chrono::seconds(6));
+
+  const auto bad_servers = run_raw({ZKWIRE_CLI_PATH, "-s", "127.0.0.1:99999", "get", "/x"});
+  EXPECT_EQ(bad_servers.status, 2);
+}
+
+TEST_F(cli_test, SequentialEphemeralWithParents) {
+  const std::string dir = root() + "/locks/deep";
+  auto r = zk({"create", "-p", "-s", "-e", dir + "/n-"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(dir + "/n-\\d{10}\n"))) << r.out;
+  // Parents are persistent; the ephemeral node died with the command's session.
+  EXPECT_EQ(zk({"exists", dir}).status, 0);
+  EXPECT_EQ(zk({"exists", r.out.substr(0, r.out.size() - 1)}).status, 1);
+
+  // A sequential prefix ending in '/' gets the bare counter.
+  r = zk({"create", "-s", dir + "/"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(dir + "/\\d{10}\n"))) << r.out;
+
+  // -p with every parent present, and -p over a parent that already exists.
+  r = zk({"create", "-p", root() + "/locks/other", "v"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(zk({"get", root() + "/locks/other"}).out, "v");
+  r = zk({"create", "-p", root() + "/locks/other"});
+  EXPECT_EQ(r.status, 3);  // the node itself existing is still NODEEXISTS
+  EXPECT_THAT(r.err, HasSubstr("(NODEEXISTS)"));
+
+  // Container and --json output.
+  r = zk({"--json", "create", "-c", root() + "/box"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("{\"path\":\"" + root() + "/box\",\"stat\":{\"czxid\":"));
+}
+
+TEST_F(cli_test, LsSortedAndRecursiveOrder) {
+  const std::string base = make_root();
+  for (const char* p : {"/b", "/a", "/c", "/a/z", "/a/y", "/a/y/1", "/c/x"}) {
+    ASSERT_EQ(zk({"create", base + p}).status, 0) << p;
+  }
+  auto r = zk({"ls", base});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "a\nb\nc\n");
+
+  r = zk({"ls", "-R", base});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, base + "\n" + base + "/a\n" + base + "/a/y\n" + base + "/a/y/1\n" + base + "/a/z\n" + base + "/b\n" +
+                       base + "/c\n" + base + "/c/x\n");
+
+  r = zk({"ls", base + "/b"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "");
+
+  r = zk({"--json", "ls", base + "/c"});
+  EXPECT_EQ(r.out, "{\"name\":\"x\",\"path\":\"" + base + "/c/x\"}\n");
+
+  r = zk({"ls", "-R", base + "/missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("(NONODE)"));
+}
+
+TEST_F(cli_test, RecursiveRemove) {
+  const std::string base = make_root();
+  for (const char* p : {"/t", "/t/a", "/t/a/b", "/t/a/b/c", "/t/d", "/keep"}) {
+    ASSERT_EQ(zk({"create", base + p}).status, 0) << p;
+  }
+  auto r = zk({"rm", "-r", "-v", "5", base + "/t"});
+  EXPECT_EQ(r.status, 3);  // the version is checked before anything is deleted
+  EXPECT_EQ(zk({"exists", base + "/t/a/b/c"}).status, 0);
+
+  r = zk({"rm", "-r", base + "/t"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_EQ(zk({"exists", base + "/t"}).status, 1);
+  EXPECT_EQ(zk({"ls", base}).out, "keep\n");
+
+  r = zk({"rm", "-r", base + "/t"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("(NONODE)"));
+
+  r = zk({"rm", "-v", "0", base + "/keep"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(cli_test, BinaryDataVerbatimAndBase64) {
+  const std::string node = make_root() + "/bin";
+  const std::string bytes("\x00\xff\x80\n\x01zk\"\\", 9);
+  auto r = zk({"create", node, "-"}, bytes);
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  r = zk({"get", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, bytes);
+
+  r = zk({"--json", "get", node});
+  EXPECT_EQ(r.status, 0) << r.err;
+  // Not valid UTF-8: no "data" key, only base64.
+  EXPECT_THAT(r.out, StartsWith("{\"path\":\"" + node + "\",\"data_base64\":\"AP+ACgF6ayJc\",\"stat\":{"));
+
+  // Valid UTF-8 with characters JSON must escape.
+  ASSERT_EQ(zk({"set", node, "-"}, "line\n\"q\"\t\xc3\xa9").status, 0);
+  r = zk({"--json", "get", node});
+  EXPECT_THAT(r.out, HasSubstr("\"data\":\"line\\n\\\"q\\\"\\t\xc3\xa9\""));
+
+  // Empty data.
+  ASSERT_EQ(zk({"create", node + "/empty"}).status, 0);
+  r = zk({"--json", "get", node + "/empty"});
+  EXPECT_THAT(r.out, HasSubstr("\"data\":\"\",\"data_base64\":\"\","));
+}
+
+TEST_F(cli_test, WatchSeesAChangeMadeByAnotherCommand) {
+  const std::string node = make_root() + "/w";
+  ASSERT_EQ(zk({"create", node, "0"}).status, 0);
+
+  process watcher(cli_argv({"watch", "-n", "1", "--timeout", "30", node}));
+  // The watch is armed some time after the process starts: change the data until it reports.
+  for (int i = 0; i < 100 && watcher.running(); ++i) {
+    ASSERT_EQ(zk({"set", node, std::to_string(i)}).status, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const auto r = watcher.finish();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"type\":\"NodeDataChanged\",\"path\":\"" + node + "\"}\n");
+
+  // A persistent recursive watch counts events below the node.
+  process recursive(cli_argv({"watch", "--mode", "recursive", "-n", "2", "--timeout", "30", node}));
+  for (int i = 0; i < 100 && recursive.running(); ++i) {
+    ASSERT_EQ(zk({"create", "-s", node + "/c-"}).status, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const auto rr = recursive.finish();
+  EXPECT_EQ(rr.status, 0) << rr.err;
+  EXPECT_TRUE(
+      std::regex_match(rr.out, std::regex(R"((\{"type":"NodeCreated","path":")" + node + R"(/c-\d{10}"\}\n){2})")))
+      << rr.out;
+
+  // No event: exit 1 at the timeout.
+  const auto start = std::chrono::steady_clock::now();
+  const auto quiet = zk({"watch", "--mode", "persistent", "--timeout", "0.5", node + "/nothing"});
+  EXPECT_EQ(quiet.status, 1) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST_F(cli_test, WatchPrintsSessionChangesWithoutCountingThem) {
+  const std::string node = make_root() + "/s";
+  ASSERT_EQ(zk({"create", node}).status, 0);
+  process watcher({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "10000", "watch", "--mode", "persistent", "-n", "1",
+                   "--timeout", "60", node});
+  // Wait until the server has the persistent watch.
+  bool armed = false;
+  for (int i = 0; i < 100 && !armed; ++i) {
+    armed = cluster().four_letter(0, "wchp").find(node) != std::string::npos;
+    if (!armed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(armed);
+  // Frozen for longer than the client's read timeout (2/3 of the session timeout) but less than the session
+  // timeout: the client disconnects, then resumes the session once the server runs again.
+  cluster().pause(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(8000));
+  cluster().resume(0);
+  for (int i = 0; i < 100 && watcher.running(); ++i) {
+    ASSERT_EQ(zk({"set", node, std::to_string(i)}).status, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  const auto r = watcher.finish();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"state\":\"Disconnected\"}\n{\"state\":\"SyncConnected\"}\n{\"type\":\"NodeDataChanged\",\"path\":\"" +
+                node + "\"}\n");
+}
+
+TEST_F(cli_test, KazooSeesWhatTheCliWroteAndViceVersa) {
+  const std::string base = make_root();
+  const std::string bytes(
+      "\x00\x01\xfe\xff"
+      "data",
+      8);
+  ASSERT_EQ(zk({"create", base + "/from-cli", "-"}, bytes).status, 0);
+  ASSERT_EQ(zk({"create", "-s", base + "/seq-"}).status, 0);
+
+  auto k = kazoo("    data, stat = zk.get('" + base +
+                 "/from-cli')\n"
+                 "    print(data.hex(), stat.version, stat.dataLength)\n"
+                 "    print(','.join(sorted(zk.get_children('" +
+                 base +
+                 "'))))\n"
+                 "    zk.create('" +
+                 base +
+                 "/from-kazoo', b'k\\x00z')\n"
+                 "    zk.set('" +
+                 base + "/from-cli', b'changed')\n");
+  ASSERT_EQ(k.status, 0) << k.err;
+  EXPECT_EQ(k.out, "0001feff64617461 0 8\nfrom-cli,seq-0000000001\n");
+
+  EXPECT_EQ(zk({"get", base + "/from-kazoo"}).out, std::string("k\0z", 3));
+  EXPECT_EQ(zk({"get", base + "/from-cli"}).out, "changed");
+  EXPECT_EQ(zk({"ls", base}).out, "from-cli\nfrom-kazoo\nseq-0000000001\n");
+
+  ASSERT_EQ(zk({"rm", "-r", base}).status, 0);
+  k = kazoo("    print(zk.exists('" + base + "') is None)\n");
+  EXPECT_EQ(k.out, "True\n") << k.err;
+}
+
+}  // namespace
+}  // namespace zkwire

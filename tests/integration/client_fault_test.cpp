@@ -1,0 +1,208 @@
+// zkwire::client under server faults, against real ZooKeeper 3.8 servers:
+//  - session expiry: a server paused for longer than the session timeout, or a client that stops talking;
+//  - kill -9 of the ensemble member the client is connected to: the same session continues on another member,
+//    its ephemeral node stays, requests in flight fail with connection loss, new requests succeed.
+// Short session timeouts keep the runtimes modest.
+
+#include <gtest/gtest.h>
+
+#include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client_test_support.hpp"
+#include "support/zk_test.hpp"
+#include "zkwire/client/client.hpp"
+
+namespace zkwire {
+namespace {
+
+using asio::use_awaitable;
+using test::tuple_awaitable;
+using namespace std::chrono_literals;
+
+// Records session states from the loop thread for the test thread.
+class state_log {
+ public:
+  void add(session_state s) {
+    const std::lock_guard lock(mutex_);
+    states_.push_back(s);
+  }
+  [[nodiscard]] bool contains(session_state s) const {
+    const std::lock_guard lock(mutex_);
+    return std::find(states_.begin(), states_.end(), s) != states_.end();
+  }
+  bool wait_for(session_state s, std::chrono::milliseconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!contains(s)) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(10ms);
+    }
+    return true;
+  }
+  [[nodiscard]] std::string text() const {
+    const std::lock_guard lock(mutex_);
+    std::string t;
+    for (auto s : states_) t += std::string(proto::session_state_name(s)) + " ";
+    return t;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<session_state> states_;
+};
+
+class client_expiry_test : public test::standalone_test {};
+
+TEST_F(client_expiry_test, PausingTheServerLongerThanTheSessionTimeoutExpiresTheSession) {
+  test::loop_thread loop;
+  state_log states;
+  std::unique_ptr<client> c;
+  std::atomic<int> watch_final{0};
+  loop.on_loop([&] {
+    c = std::make_unique<client>(loop.io().get_executor(), test::client_options_for(connect_string(), 2000ms));
+    c->set_state_listener([&](const state_event& e) { states.add(e.to); });
+  });
+  loop.on_loop([&] { return c->async_create(root(), "", asio::use_future); }).get();
+  create_options ephemeral;
+  ephemeral.mode = create_mode::ephemeral;
+  loop.on_loop([&] { return c->async_create(root() + "/e", "", ephemeral, asio::use_future); }).get();
+  loop.on_loop([&] {
+        return c->async_get(
+            root(),
+            [&](const watch_event& e) {
+              if (e.error) ++watch_final;
+            },
+            asio::use_future);
+      })
+      .get();
+
+  cluster().pause(0);
+  ASSERT_TRUE(states.wait_for(session_state::suspended, 5s)) << states.text();
+  std::this_thread::sleep_for(4s);  // twice the session timeout
+  cluster().resume(0);
+  ASSERT_TRUE(states.wait_for(session_state::expired, 20s)) << states.text();
+
+  // Later calls fail fast.
+  const auto start = std::chrono::steady_clock::now();
+  auto later = loop.on_loop([&] { return c->async_get(root(), asio::use_future); });
+  EXPECT_THROW(
+      {
+        try {
+          later.get();
+        } catch (const std::system_error& e) {
+          EXPECT_TRUE(is_session_fatal(e.code())) << e.code().message();
+          throw;
+        }
+      },
+      std::system_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  auto reconnect = loop.on_loop([&] { return c->async_connect(asio::use_future); });
+  EXPECT_THROW(reconnect.get(), std::system_error);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(watch_final.load(), 1);
+
+  // The server removed the ephemeral node with the session.
+  loop.on_loop(
+      [&] { c = std::make_unique<client>(loop.io().get_executor(), test::client_options_for(connect_string())); });
+  EXPECT_FALSE(loop.on_loop([&] { return c->async_exists(root() + "/e", asio::use_future); }).get().has_value());
+  loop.on_loop([&] { c.reset(); });
+}
+
+TEST_F(client_expiry_test, AClientThatStopsTalkingIsExpired) {
+  asio::io_context io;
+  client c(io.get_executor(), test::client_options_for(connect_string(), 1000ms));
+  std::vector<session_state> states;
+  c.set_state_listener([&](const state_event& e) { states.push_back(e.to); });
+  test::run_co(io, [&]() -> asio::awaitable<void> { co_await c.async_connect(use_awaitable); }());
+  // Nobody runs the loop: no pings, so the server expires the session.
+  std::this_thread::sleep_for(3s);
+  test::run_co(io, [&]() -> asio::awaitable<void> {
+    auto [ec, unused] = co_await c.async_get("/", tuple_awaitable);
+    // Whatever was in flight when the client woke up, the session ends expired.
+    (void)ec;
+    auto [connect_ec] = co_await c.async_connect(tuple_awaitable);
+    EXPECT_EQ(connect_ec, make_error_code(client_error::session_expired));
+  }());
+  EXPECT_EQ(c.state(), session_state::expired);
+  EXPECT_NE(std::find(states.begin(), states.end(), session_state::expired), states.end());
+}
+
+class client_ensemble_test : public test::ensemble_test {};
+
+TEST_F(client_ensemble_test, KillingTheConnectedMemberMovesTheSession) {
+  test::loop_thread loop;
+  state_log states;
+  std::unique_ptr<client> c;
+  loop.on_loop([&] {
+    c = std::make_unique<client>(loop.io().get_executor(), test::client_options_for(connect_string(), 8000ms));
+    c->set_state_listener([&](const state_event& e) { states.add(e.to); });
+  });
+  loop.on_loop([&] { return c->async_create(root(), "", asio::use_future); }).get();
+  create_options ephemeral;
+  ephemeral.mode = create_mode::ephemeral;
+  const auto eph = loop.on_loop([&] { return c->async_create(root() + "/e", "", ephemeral, asio::use_future); }).get();
+  const auto session = loop.on_loop([&] { return c->session_id(); });
+  const auto host = loop.on_loop([&] { return c->connected_host(); });
+  ASSERT_TRUE(host.has_value());
+  std::size_t member = cluster().member_count();
+  for (std::size_t i = 0; i < cluster().member_count(); ++i) {
+    if (cluster().client_port(i) == host->port) member = i;
+  }
+  ASSERT_LT(member, cluster().member_count());
+
+  // Put many requests in flight, then crash their server.
+  constexpr int in_flight = 2000;
+  std::atomic<int> completed{0};
+  std::atomic<int> succeeded{0};
+  std::atomic<int> lost{0};
+  std::atomic<int> other{0};
+  std::vector<std::atomic<int>> per_op(in_flight);
+  loop.on_loop([&] {
+    for (int i = 0; i < in_flight; ++i) {
+      c->async_set(root(), std::to_string(i), any_version, [&, i](std::error_code ec, const stat&) {
+        ++per_op[static_cast<std::size_t>(i)];
+        ++completed;
+        if (!ec) {
+          ++succeeded;
+        } else if (is_connection_loss(ec)) {
+          ++lost;
+        } else {
+          ++other;
+        }
+      });
+    }
+  });
+  cluster().kill9(member);
+
+  ASSERT_TRUE(states.wait_for(session_state::suspended, 10s)) << states.text();
+  loop.on_loop([&] { return c->async_connect(asio::use_future); }).get();
+  EXPECT_EQ(loop.on_loop([&] { return c->session_id(); }), session);
+  const auto new_host = loop.on_loop([&] { return c->connected_host(); });
+  ASSERT_TRUE(new_host.has_value());
+  EXPECT_NE(new_host->port, host->port);
+
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (completed.load() < in_flight && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(completed.load(), in_flight);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_GT(lost.load(), 0) << "no request was in flight when the member died";
+  for (const auto& n : per_op) EXPECT_EQ(n.load(), 1);
+
+  // The ephemeral node is still ours, and new requests succeed.
+  const auto st = loop.on_loop([&] { return c->async_exists(eph.path, asio::use_future); }).get();
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->ephemeral_owner, session);
+  loop.on_loop([&] { return c->async_set(root(), "after", any_version, asio::use_future); }).get();
+  EXPECT_EQ(loop.on_loop([&] { return c->async_get(root(), asio::use_future); }).get().data, "after");
+  EXPECT_FALSE(states.contains(session_state::expired));
+  loop.on_loop([&] { c.reset(); });
+}
+
+}  // namespace
+}  // namespace zkwire

@@ -1,0 +1,309 @@
+// Watches through zkwire::client against a real ZooKeeper 3.8 server: one-shot watches (callbacks and awaitable
+// watch objects) fire exactly once per registration, persistent and recursive watches keep firing until removed,
+// and a standalone server restart keeps the session and re-arms every watch.
+
+#include <gtest/gtest.h>
+
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+#include <string>
+#include <vector>
+
+#include "client_test_support.hpp"
+#include "support/zk_test.hpp"
+#include "zkwire/client/client.hpp"
+
+namespace zkwire {
+namespace {
+
+using asio::use_awaitable;
+using test::tuple_awaitable;
+
+class client_watch_test : public test::standalone_test {
+ protected:
+  client make_client(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    return client(io_.get_executor(), test::client_options_for(connect_string(), timeout));
+  }
+  template <class T>
+  T run(asio::awaitable<T> co) {
+    return test::run_co(io_, std::move(co));
+  }
+  // Lets late events arrive: a round trip on `c` after everything that could fire, plus a short grace.
+  asio::awaitable<void> settle(client& c) {
+    co_await c.async_sync("/", use_awaitable);
+    co_await c.async_exists("/", use_awaitable);
+    co_await test::sleep_for(std::chrono::milliseconds(200));
+  }
+
+  asio::io_context io_;
+};
+
+TEST_F(client_watch_test, OneShotDataWatchFiresExactlyOnce) {
+  client c = make_client();
+  std::vector<watch_event> events;
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "0", use_awaitable);
+    co_await c.async_get(
+        root(), [&](const watch_event& e) { events.push_back(e); }, use_awaitable);
+    co_await c.async_set(root(), "1", any_version, use_awaitable);
+    co_await c.async_set(root(), "2", any_version, use_awaitable);
+    co_await settle(c);
+  }());
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].type, event_type::node_data_changed);
+  EXPECT_EQ(events[0].path, root());
+  EXPECT_FALSE(events[0].error);
+}
+
+TEST_F(client_watch_test, EveryRegistrationFiresOnceEvenOnOnePath) {
+  client c = make_client();
+  int first = 0;
+  int second = 0;
+  int children = 0;
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    co_await c.async_get(
+        root(), [&](const watch_event&) { ++first; }, use_awaitable);
+    co_await c.async_exists(
+        root(), [&](const watch_event&) { ++second; }, use_awaitable);
+    co_await c.async_get_children(
+        root(),
+        [&](const watch_event& e) {
+          EXPECT_EQ(e.type, event_type::node_children_changed);
+          ++children;
+        },
+        use_awaitable);
+    co_await c.async_create(root() + "/a", "", use_awaitable);
+    co_await c.async_set(root(), "x", any_version, use_awaitable);
+    co_await c.async_create(root() + "/b", "", use_awaitable);
+    co_await c.async_set(root(), "y", any_version, use_awaitable);
+    co_await settle(c);
+  }());
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 1);
+  EXPECT_EQ(children, 1);
+}
+
+TEST_F(client_watch_test, ExistsWatchOnMissingNodeSeesItsCreation) {
+  client c = make_client();
+  client other = make_client();
+  run([&]() -> asio::awaitable<void> {
+    auto [missing, w] = co_await c.async_exists_watch(root(), use_awaitable);
+    EXPECT_FALSE(missing.has_value());
+    EXPECT_TRUE(w.armed());
+    EXPECT_FALSE(w.fired());
+    co_await other.async_create(root(), "", use_awaitable);
+    const watch_event e = co_await w.async_wait(use_awaitable);
+    EXPECT_EQ(e.type, event_type::node_created);
+    EXPECT_EQ(e.path, root());
+    EXPECT_TRUE(w.fired());
+    // Waiting again gives the same event at once.
+    const watch_event again = co_await w.async_wait(use_awaitable);
+    EXPECT_EQ(again.type, event_type::node_created);
+  }());
+}
+
+TEST_F(client_watch_test, AwaitableWatchesOnDataAndChildren) {
+  client c = make_client();
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    auto [got, data_watch] = co_await c.async_get_watch(root(), use_awaitable);
+    auto [kids, child_watch] = co_await c.async_get_children_watch(root(), use_awaitable);
+    EXPECT_TRUE(kids.children.empty());
+    co_await c.async_create(root() + "/k", "", use_awaitable);
+    const auto child_event = co_await child_watch.async_wait(use_awaitable);
+    EXPECT_EQ(child_event.type, event_type::node_children_changed);
+    co_await c.async_remove(root() + "/k", any_version, use_awaitable);
+    co_await c.async_remove(root(), any_version, use_awaitable);
+    const auto data_event = co_await data_watch.async_wait(use_awaitable);
+    EXPECT_EQ(data_event.type, event_type::node_deleted);
+
+    // A read that fails arms nothing.
+    auto [ec, failed] = co_await c.async_get_watch(root(), tuple_awaitable);
+    EXPECT_EQ(ec, make_error_code(server_error::no_node));
+    EXPECT_FALSE(failed.watch.armed());
+    auto [wait_ec, unused] = co_await failed.watch.async_wait(tuple_awaitable);
+    EXPECT_EQ(wait_ec, make_error_code(client_errc::no_watch));
+  }());
+}
+
+TEST_F(client_watch_test, WatchWaitCanBeCancelledAndRetried) {
+  client c = make_client();
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    auto [got, w] = co_await c.async_get_watch(root(), use_awaitable);
+    asio::cancellation_signal cancel;
+    std::error_code first_ec;
+    bool first_done = false;
+    w.async_wait(asio::bind_cancellation_slot(cancel.slot(), [&](std::error_code ec, const watch_event&) {
+      first_ec = ec;
+      first_done = true;
+    }));
+    co_await test::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(first_done);
+    cancel.emit(asio::cancellation_type::terminal);
+    co_await test::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(first_done);
+    EXPECT_EQ(first_ec, make_error_code(client_error::cancelled));
+    co_await c.async_set(root(), "x", any_version, use_awaitable);
+    const auto e = co_await w.async_wait(use_awaitable);  // still armed
+    EXPECT_EQ(e.type, event_type::node_data_changed);
+  }());
+}
+
+TEST_F(client_watch_test, PersistentWatchKeepsFiringUntilRemoved) {
+  client c = make_client();
+  std::vector<watch_event> events;
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    co_await c.async_add_watch(
+        root(), add_watch_mode::persistent, [&](const watch_event& e) { events.push_back(e); }, use_awaitable);
+    for (int i = 0; i < 3; ++i) co_await c.async_set(root(), std::to_string(i), any_version, use_awaitable);
+    co_await c.async_create(root() + "/child", "", use_awaitable);
+    co_await c.async_set(root() + "/child", "not watched", any_version, use_awaitable);
+    co_await settle(c);
+    ZKWIRE_CO_ASSERT(events.size() == 4U);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(events[static_cast<std::size_t>(i)].type, event_type::node_data_changed);
+    EXPECT_EQ(events[3].type, event_type::node_children_changed);
+
+    co_await c.async_remove_watches(root(), watcher_type::any, use_awaitable);
+    ZKWIRE_CO_ASSERT(events.size() == 5U);
+    EXPECT_EQ(events[4].type, event_type::persistent_watch_removed);
+    co_await c.async_set(root(), "after", any_version, use_awaitable);
+    co_await settle(c);
+    EXPECT_EQ(events.size(), 5U);
+    auto [none] = co_await c.async_remove_watches(root(), watcher_type::any, tuple_awaitable);
+    EXPECT_EQ(none, make_error_code(server_error::no_watcher));
+  }());
+}
+
+TEST_F(client_watch_test, RecursiveWatchSeesTheWholeSubtree) {
+  client c = make_client();
+  std::vector<watch_event> events;
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    co_await c.async_add_watch(
+        root(), add_watch_mode::persistent_recursive, [&](const watch_event& e) { events.push_back(e); },
+        use_awaitable);
+    co_await c.async_create(root() + "/a", "", use_awaitable);
+    co_await c.async_create(root() + "/a/b", "", use_awaitable);
+    co_await c.async_set(root() + "/a/b", "x", any_version, use_awaitable);
+    co_await c.async_remove(root() + "/a/b", any_version, use_awaitable);
+    co_await settle(c);
+  }());
+  ASSERT_EQ(events.size(), 4U);
+  EXPECT_EQ(events[0].type, event_type::node_created);
+  EXPECT_EQ(events[0].path, root() + "/a");
+  EXPECT_EQ(events[1].type, event_type::node_created);
+  EXPECT_EQ(events[1].path, root() + "/a/b");
+  EXPECT_EQ(events[2].type, event_type::node_data_changed);
+  EXPECT_EQ(events[3].type, event_type::node_deleted);
+  for (const auto& e : events) EXPECT_NE(e.type, event_type::node_children_changed);
+}
+
+TEST_F(client_watch_test, ClosingEndsEveryWatchWithAFinalDelivery) {
+  client c = make_client();
+  std::vector<watch_event> persistent;
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    auto [got, w] = co_await c.async_get_watch(root(), use_awaitable);
+    co_await c.async_add_watch(
+        root() + "/p", add_watch_mode::persistent, [&](const watch_event& e) { persistent.push_back(e); },
+        use_awaitable);
+    co_await c.async_close(use_awaitable);
+    auto [ec, e] = co_await w.async_wait(tuple_awaitable);
+    EXPECT_TRUE(ec);
+    EXPECT_EQ(e.type, event_type::none);
+    EXPECT_EQ(e.state, keeper_state::closed);
+  }());
+  ASSERT_EQ(persistent.size(), 1U);
+  EXPECT_EQ(persistent[0].type, event_type::none);
+  EXPECT_TRUE(persistent[0].error);
+}
+
+TEST_F(client_watch_test, DestroyingTheClientEndsWatchesAndPendingOperations) {
+  auto c = std::make_unique<client>(make_client());
+  std::error_code pending_error;
+  bool pending_done = false;
+  watch w;
+  run([&]() -> asio::awaitable<void> {
+    co_await c->async_create(root(), "", use_awaitable);
+    auto got = co_await c->async_get_watch(root(), use_awaitable);
+    w = got.watch;
+  }());
+  c->async_sync(root(), [&](std::error_code ec) {
+    pending_error = ec;
+    pending_done = true;
+  });
+  c.reset();
+  EXPECT_FALSE(pending_done);  // completions are posted, never run inside the destructor
+  ASSERT_TRUE(test::run_until(io_, [&] { return pending_done; }));
+  EXPECT_EQ(pending_error, make_error_code(client_error::closed));
+  EXPECT_TRUE(w.fired());
+  run([&]() -> asio::awaitable<void> {
+    auto [ec, e] = co_await w.async_wait(tuple_awaitable);
+    EXPECT_EQ(ec, make_error_code(client_error::closed));
+  }());
+}
+
+TEST_F(client_watch_test, ServerRestartKeepsTheSessionAndReArmsWatches) {
+  test::loop_thread loop;
+  auto options = test::client_options_for(connect_string(), std::chrono::seconds(20));
+  std::unique_ptr<client> c;
+  std::vector<session_state> states;
+  std::atomic<int> one_shot{0};
+  std::atomic<int> persistent{0};
+  std::mutex mutex;
+  loop.on_loop([&] {
+    c = std::make_unique<client>(loop.io().get_executor(), options);
+    c->set_state_listener([&](const state_event& e) {
+      const std::lock_guard lock(mutex);
+      states.push_back(e.to);
+    });
+  });
+  loop.on_loop([&] { return c->async_create(root(), "", asio::use_future); }).get();
+  loop.on_loop([&] { return c->async_create(root() + "/p", "", asio::use_future); }).get();
+  const auto session = loop.on_loop([&] { return c->session_id(); });
+  loop.on_loop([&] {
+        return c->async_get(
+            root(), [&](const watch_event&) { ++one_shot; }, asio::use_future);
+      })
+      .get();
+  loop.on_loop([&] {
+        return c->async_add_watch(
+            root() + "/p", add_watch_mode::persistent,
+            [&](const watch_event& e) {
+              if (!e.error) ++persistent;
+            },
+            asio::use_future);
+      })
+      .get();
+
+  cluster().restart(0);
+  ASSERT_TRUE(cluster().wait_ready());
+
+  // The client reconnects by itself; a request made now waits for the connection.
+  loop.on_loop([&] { return c->async_connect(asio::use_future); }).get();
+  EXPECT_EQ(loop.on_loop([&] { return c->session_id(); }), session);
+  {
+    const std::lock_guard lock(mutex);
+    EXPECT_NE(std::find(states.begin(), states.end(), session_state::suspended), states.end());
+    EXPECT_EQ(states.back(), session_state::connected);
+  }
+
+  loop.on_loop([&] { return c->async_set(root(), "a", any_version, asio::use_future); }).get();
+  loop.on_loop([&] { return c->async_set(root(), "b", any_version, asio::use_future); }).get();
+  loop.on_loop([&] { return c->async_set(root() + "/p", "a", any_version, asio::use_future); }).get();
+  loop.on_loop([&] { return c->async_set(root() + "/p", "b", any_version, asio::use_future); }).get();
+  loop.on_loop([&] { return c->async_sync("/", asio::use_future); }).get();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(one_shot.load(), 1);
+  EXPECT_EQ(persistent.load(), 2);
+  loop.on_loop([&] { c.reset(); });
+}
+
+}  // namespace
+}  // namespace zkwire

@@ -1,0 +1,47 @@
+#pragma once
+// The subcommands: one run function per command (cmd_<name>.cpp) and the table main() dispatches on.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "global_options.hpp"
+
+namespace zkwire::cli {
+
+// What a command gets: the global options and its own arguments (after the command name).
+struct command_context {
+  const global_options& global;
+  std::string_view name;
+  std::vector<std::string> args;
+};
+
+struct command {
+  std::string_view name;
+  std::string_view synopsis;  // "create [-e] [-s] ... PATH [DATA|-]"
+  std::string_view summary;   // one line for the global help
+  std::string_view help;      // the rest of `zkwire <name> --help`
+  // Returns the exit status; throws usage_error or operation_error (mapped by run_command).
+  int (*run)(const command_context& context);
+};
+
+// Every command of this build, in the order the global help lists them.
+std::span<const command> commands();
+const command* find_command(std::string_view name);
+
+// Runs the command named by global.command.front(): prints its help for -h/--help, maps usage_error to status 2
+// and operation_error to the status of its code (shared/CLI.md), with the error line on stderr.
+int run_command(const global_options& global);
+
+int run_create(const command_context& context);
+int run_get(const command_context& context);
+int run_set(const command_context& context);
+int run_ls(const command_context& context);
+int run_stat(const command_context& context);
+int run_rm(const command_context& context);
+int run_exists(const command_context& context);
+int run_sync(const command_context& context);
+int run_watch(const command_context& context);
+
+}  // namespace zkwire::cli

@@ -1,0 +1,66 @@
+#include "util.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "errors.hpp"
+#include "zkwire/proto/path.hpp"
+
+namespace zkwire::cli {
+
+void check_path(const std::string& path, bool sequential) {
+  std::string reason;
+  if (proto::validate_path(path, sequential, &reason)) {
+    throw usage_error("'" + path + "': invalid path: " + reason);
+  }
+}
+
+std::string parent_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == 0 || slash == std::string_view::npos) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string child_path(std::string_view parent, std::string_view name) {
+  std::string path(parent);
+  if (path.empty() || path.back() != '/') path += '/';
+  path += name;
+  return path;
+}
+
+std::string data_argument(const std::string& argument) {
+  if (argument != "-") return argument;
+  std::string data;
+  std::array<char, 65536> buffer{};
+  while (true) {
+    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), stdin);
+    data.append(buffer.data(), n);
+    if (n < buffer.size()) {
+      if (std::ferror(stdin) != 0) throw usage_error(std::string("reading stdin: ") + std::strerror(errno));
+      break;
+    }
+  }
+  return data;
+}
+
+parsed_args parse_command(std::span<const std::string> args, std::span<const option_spec> specs, std::size_t min,
+                          std::size_t max) {
+  auto parsed = parse_args(args, specs);
+  if (parsed.help) throw help_requested();
+  if (parsed.positional.size() < min) throw usage_error("missing argument (see --help)");
+  if (parsed.positional.size() > max) throw usage_error("unexpected argument '" + parsed.positional[max] + "'");
+  return parsed;
+}
+
+void write_stdout(std::string_view bytes) {
+  if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+}
+
+void print_line(std::string_view line) {
+  write_stdout(line);
+  std::fputc('\n', stdout);
+}
+
+}  // namespace zkwire::cli
