@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <asio/bind_cancellation_slot.hpp>
+#include <asio/bind_executor.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/strand.hpp>
 #include <asio/use_future.hpp>
 #include <chrono>
 #include <optional>
@@ -131,6 +133,28 @@ TEST(client_offline, CloseBeforeConnecting) {
   EXPECT_FALSE(*closed);
   EXPECT_EQ(*pending, make_error_code(client_error::closed));
   EXPECT_EQ(c.state(), session_state::closed);
+}
+
+TEST(client_offline, HandlersRunOnTheirAssociatedExecutor) {
+  asio::io_context io;
+  asio::io_context other;  // the handler's own executor, run separately
+  client c(io.get_executor(), offline_options());
+  auto strand = asio::make_strand(io);
+  bool on_strand = false;
+  c.async_get("bad", asio::bind_executor(strand, [&](std::error_code, const get_result&) {
+                on_strand = strand.running_in_this_thread();
+              }));
+  std::optional<std::error_code> on_other;
+  c.async_get("bad", asio::bind_executor(other.get_executor(), [&](std::error_code ec, const get_result&) {
+                EXPECT_TRUE(other.get_executor().running_in_this_thread());
+                on_other = ec;
+              }));
+  io.run_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(on_strand);
+  EXPECT_FALSE(on_other.has_value());  // queued on `other`, which has not run yet
+  other.run();
+  ASSERT_TRUE(on_other.has_value());
+  EXPECT_EQ(*on_other, make_error_code(client_error::invalid_path));
 }
 
 TEST(client_offline, AnUnarmedWatchFailsToWait) {
