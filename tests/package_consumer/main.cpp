@@ -1,8 +1,12 @@
 // Builds against the installed zkwire package and checks that the libraries work: encodes a ping and a
-// getData request frame and decodes a reply, using only the public headers.
+// getData request frame, decodes a reply, parses a connect string and constructs a client (no server needed).
 #include <cstdio>
 #include <string>
 
+#include <asio/io_context.hpp>
+
+#include "zkwire/client/client.hpp"
+#include "zkwire/client/connect_string.hpp"
 #include "zkwire/proto/proto.hpp"
 
 int main() {
@@ -27,6 +31,14 @@ int main() {
     std::puts("consumer: reply did not round-trip");
     return 1;
   }
+  zkwire::connect_string parsed;
+  if (zkwire::parse_connect_string("127.0.0.1:2181,[::1]:2182/app", parsed) || parsed.hosts.size() != 2 ||
+      parsed.chroot != "/app") {
+    std::puts("consumer: connect string parsing failed");
+    return 1;
+  }
+  asio::io_context io;
+  const zkwire::client client(io.get_executor(), zkwire::client_options{});  // links the client; connects lazily
   std::printf("consumer: zkwire package works (getData frame %zu bytes)\n", out.size());
   return 0;
 }
