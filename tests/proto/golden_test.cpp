@@ -380,21 +380,6 @@ const transcript& replayed(const std::string& name) {
 // Helpers for the checks below.
 // ---------------------------------------------------------------------------------------------------------------
 
-std::string_view event_name(event_type t) {
-  switch (t) {
-    case event_type::node_created:
-      return "NodeCreated";
-    case event_type::node_deleted:
-      return "NodeDeleted";
-    case event_type::node_data_changed:
-      return "NodeDataChanged";
-    case event_type::node_children_changed:
-      return "NodeChildrenChanged";
-    default:
-      return "?";
-  }
-}
-
 // The frame kind as data/INDEX spells it (capture.py's decoder), e.g. "C:getData(4)", "S:create reply NONODE".
 std::string index_kind(const entry& e) {
   switch (e.k) {
@@ -407,7 +392,7 @@ std::string index_kind(const entry& e) {
       return "C:" + std::string(op_code_name(e.op)) + "(" + std::to_string(static_cast<std::int32_t>(e.op)) + ")";
     case kind::reply:
       if (e.op == op_code::notification) {
-        return "S:event " + std::string(event_name(std::get<watcher_event>(e.rep.body).type));
+        return "S:event " + std::string(event_type_name(std::get<watcher_event>(e.rep.body).type));
       }
       if (e.op == op_code::ping) return "S:ping reply";
       return "S:" + std::string(op_code_name(e.op)) + " reply " + std::string(server_error_name(e.rep.header.err));
@@ -709,7 +694,7 @@ TEST(golden_captures, cover_the_protocol) {
   for (op_code op : required_success_replies) {
     EXPECT_TRUE(successes.contains(op)) << "no successful reply to " << op_code_name(op);
   }
-  for (event_type ev : required_events) EXPECT_TRUE(events.contains(ev)) << "no event " << event_name(ev);
+  for (event_type ev : required_events) EXPECT_TRUE(events.contains(ev)) << "no event " << event_type_name(ev);
   for (server_error err : required_errors) {
     EXPECT_TRUE(errors.contains(static_cast<std::int32_t>(err)))
         << "no error " << server_error_name(static_cast<std::int32_t>(err));
@@ -869,7 +854,7 @@ TEST(golden_facts, set_watches_uses_last_zxid_and_fires_before_its_reply) {
     if (e.k == kind::reply && e.op == op_code::notification &&
         std::find(e.pending.begin(), e.pending.end(), index_of(t, &*sw)) != e.pending.end()) {
       const auto& ev = std::get<watcher_event>(e.rep.body);
-      catch_up.push_back(std::string(event_name(ev.type)) + " " + ev.path);
+      catch_up.push_back(std::string(event_type_name(ev.type)) + " " + ev.path);
     }
   }
   EXPECT_EQ(catch_up, (std::vector<std::string>{"NodeDataChanged /g/a", "NodeCreated /g/x"}));
@@ -890,7 +875,7 @@ TEST(golden_facts, notifications_precede_the_reply_of_their_cause) {
       const std::string watched = ev.type == event_type::node_children_changed ? parent_of(path) : path;
       if (write && watched == ev.path) cause = &r;
     }
-    const std::string what = std::string(event_name(ev.type)) + " " + ev.path;
+    const std::string what = std::string(event_type_name(ev.type)) + " " + ev.path;
     if (cause == nullptr) {
       lone.push_back(what);
       continue;
