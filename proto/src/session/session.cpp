@@ -123,7 +123,8 @@ watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher)
 
 }  // namespace
 
-struct session::impl {
+// One per session, fields grouped by concern rather than packed.
+struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   enum class phase { idle, paced, connecting, handshaking, established, terminal };
 
   struct credential {

@@ -133,10 +133,10 @@ class session {
  public:
   explicit session(session_config config);
   ~session();
-  session(const session&) = delete;
-  session& operator=(const session&) = delete;
-  session(session&&) noexcept;
-  session& operator=(session&&) noexcept;
+  session(const session& other) = delete;
+  session& operator=(const session& other) = delete;
+  session(session&& other) noexcept;
+  session& operator=(session&& other) noexcept;
 
   // --- inputs ---
   void start(time_point now);
