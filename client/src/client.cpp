@@ -666,6 +666,9 @@ std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcep
 const connect_string& connect_string_of(const client_impl& impl) noexcept { return impl.servers(); }
 void set_state_listener(client_impl& impl, state_listener listener) { impl.set_listener(std::move(listener)); }
 std::size_t pending_requests_of(const client_impl& impl) noexcept { return impl.engine().pending_requests(); }
+std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept {
+  return impl.engine().last_answered_send_time();
+}
 std::optional<host_port> connected_host_of(const client_impl& impl) {
   const auto state = impl.engine().state();
   if (state != session_state::connected && state != session_state::connected_read_only) return std::nullopt;

@@ -10,7 +10,7 @@
 namespace zkwire::cli {
 namespace {
 
-constexpr std::array<command, 9> table = {{
+constexpr std::array<command, 9> data_commands = {{
     {"create", "create [-e] [-s] [-c] [--ttl MS] [-p] PATH [DATA|-]", "create a node, print its path",
      R"(Creates PATH holding DATA (empty if omitted; '-' reads it from stdin) and prints the path created, with
 the sequence suffix for -s. With --json prints {"path":...,"stat":{...}}.
@@ -98,13 +98,20 @@ connection lost for so long that the session must have expired (events may have 
      run_watch},
 }};
 
+// Commands of the other layers describe themselves in their own cmd_<name>.cpp.
+const std::array<const command*, 14> table = {
+    &data_commands[0], &data_commands[1], &data_commands[2], &data_commands[3], &data_commands[4],
+    &data_commands[5], &data_commands[6], &data_commands[7], &data_commands[8], &lock_command,
+    &locks_command,    &revoke_command,   &proxy_command,    &bench_command,
+};
+
 }  // namespace
 
-std::span<const command> commands() { return table; }
+std::span<const command* const> commands() { return table; }
 
 const command* find_command(std::string_view name) {
-  const auto* it = std::find_if(table.begin(), table.end(), [&](const command& c) { return c.name == name; });
-  return it == table.end() ? nullptr : &*it;
+  const auto* it = std::find_if(table.begin(), table.end(), [&](const command* c) { return c->name == name; });
+  return it == table.end() ? nullptr : *it;
 }
 
 int run_command(const global_options& global) {

@@ -27,7 +27,7 @@ struct command {
 };
 
 // Every command of this build, in the order the global help lists them.
-std::span<const command> commands();
+std::span<const command* const> commands();
 const command* find_command(std::string_view name);
 
 // Runs the command named by global.command.front(): prints its help for -h/--help, maps usage_error to status 2
@@ -43,5 +43,13 @@ int run_rm(const command_context& context);
 int run_exists(const command_context& context);
 int run_sync(const command_context& context);
 int run_watch(const command_context& context);
+
+// Commands that describe themselves in their own file (recipes: cmd_lock/cmd_locks/cmd_revoke.cpp; faults:
+// cmd_proxy.cpp; benchmarks: cmd_bench.cpp).
+extern const command lock_command;
+extern const command locks_command;
+extern const command revoke_command;
+extern const command proxy_command;
+extern const command bench_command;
 
 }  // namespace zkwire::cli

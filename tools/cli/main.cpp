@@ -37,9 +37,9 @@ lost: the outcome is unknown).
 
 void print_usage(std::FILE* out) {
   std::fputs(usage_head, out);
-  for (const auto& command : zkwire::cli::commands()) {
-    std::fprintf(out, "  %-9.*s %.*s\n", static_cast<int>(command.name.size()), command.name.data(),
-                 static_cast<int>(command.summary.size()), command.summary.data());
+  for (const auto* command : zkwire::cli::commands()) {
+    std::fprintf(out, "  %-9.*s %.*s\n", static_cast<int>(command->name.size()), command->name.data(),
+                 static_cast<int>(command->summary.size()), command->summary.data());
   }
   std::fputs(usage_tail, out);
 }

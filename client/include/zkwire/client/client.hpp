@@ -77,6 +77,7 @@ void shutdown(client_impl& impl) noexcept;
 session_state state_of(const client_impl& impl) noexcept;
 std::int64_t session_id_of(const client_impl& impl) noexcept;
 std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcept;
+std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept;
 const connect_string& connect_string_of(const client_impl& impl) noexcept;
 void set_state_listener(client_impl& impl, state_listener listener);
 std::size_t pending_requests_of(const client_impl& impl) noexcept;
@@ -242,6 +243,12 @@ class client {
   [[nodiscard]] std::optional<host_port> connected_host() const { return detail::connected_host_of(*impl_); }
   // Requests queued or in flight.
   [[nodiscard]] std::size_t pending_requests() const noexcept { return detail::pending_requests_of(*impl_); }
+  // When the request behind the most recent server answer (a reply or a ping reply) was written (steady clock);
+  // empty before the first answer. The server keeps the session alive at least until this + session_timeout():
+  // the base of a lock holder's safety margin (see recipes/).
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> last_answered_send_time() const noexcept {
+    return detail::last_answered_send_time_of(*impl_);
+  }
 
   // Called on every session state change (connecting, connected, suspended, lost, expired, auth_failed, closed),
   // on the client's executor. Replaces the previous listener; pass {} to remove it.
