@@ -93,6 +93,10 @@ void blocking_client::connect() {
   impl_->call<void>("connect", [](client& c, auto h) { c.async_connect(std::move(h)); });
 }
 
+void blocking_client::new_session() {
+  impl_->call<void>("new session", [](client& c, auto h) { c.async_new_session(std::move(h)); });
+}
+
 void blocking_client::close() {
   impl_->call<void>("close", [](client& c, auto h) { c.async_close(std::move(h)); });
 }

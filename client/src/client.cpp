@@ -143,7 +143,14 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   std::uint64_t start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state) {
     const std::uint64_t id = next_waiter_++;
     waiter w{kind, std::move(op_state), nullptr};
-    if (kind == wait_kind::connect) {
+    if (kind == wait_kind::new_session) {
+      const auto state = engine_.state();
+      if (state == session_state::expired || state == session_state::auth_failed) {
+        log(log_level::info, [] { return std::string("starting a new session"); });
+        engine_.new_session(now());
+      }
+    }
+    if (kind == wait_kind::connect || kind == wait_kind::new_session) {
       ensure_started();
       auto timeout = options_.connect_timeout.count() > 0 ? options_.connect_timeout : options_.session_timeout;
       w.timer = std::make_unique<asio::steady_timer>(executor_, timeout);
@@ -178,6 +185,12 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     shut_down_ = true;
     listener_ = nullptr;
     try {
+      // Observers learn that the client is gone before anything else (they must not call it from now on).
+      auto observers = std::move(observers_);
+      observers_.clear();
+      for (auto& [id, observer] : observers) {
+        observer(state_event{engine_.state(), session_state::closed, proto::client_error::closed});
+      }
       close_connection();
       timer_.cancel();
       auto waiters = std::move(waiters_);
@@ -205,6 +218,12 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   [[nodiscard]] const proto::session& engine() const noexcept { return engine_; }
   [[nodiscard]] const connect_string& servers() const noexcept { return servers_; }
   void set_listener(state_listener listener) { listener_ = std::move(listener); }
+  std::uint64_t add_observer(state_listener observer) {
+    const std::uint64_t id = next_observer_++;
+    observers_.emplace(id, std::move(observer));
+    return id;
+  }
+  void remove_observer(std::uint64_t id) noexcept { observers_.erase(id); }
 
  private:
   struct waiter {
@@ -372,7 +391,10 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   }
 
   void on_state(const proto::state_change& s) {
-    log(s.to == session_state::connected ? log_level::info : log_level::warning, [&] {
+    // Losing the connection or the session is worth a warning; every other transition is routine.
+    const bool trouble = s.to == session_state::suspended || s.to == session_state::lost ||
+                         s.to == session_state::expired || s.to == session_state::auth_failed;
+    log(trouble ? log_level::warning : log_level::info, [&] {
       std::string text = "session ";
       text += proto::session_state_name(s.from);
       text += " -> ";
@@ -393,6 +415,14 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
       listener(state_event{s.from, s.to, s.reason});
       if (shut_down_) return;
     }
+    if (!observers_.empty()) {
+      const auto observers = observers_;  // they may add or remove observers
+      for (const auto& [id, observer] : observers) {
+        if (observers_.count(id) == 0) continue;  // removed by an earlier one
+        observer(state_event{s.from, s.to, s.reason});
+        if (shut_down_) return;
+      }
+    }
     resolve_waiters(s.to);
   }
 
@@ -403,7 +433,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     std::vector<std::pair<std::unique_ptr<pending_op>, std::error_code>> done;
     for (auto it = waiters_.begin(); it != waiters_.end();) {
       std::optional<std::error_code> result;
-      if (it->second.kind == wait_kind::connect) {
+      if (it->second.kind != wait_kind::close) {
         if (state == session_state::connected || state == session_state::connected_read_only) {
           result = std::error_code{};
         } else if (state == session_state::expired) {
@@ -598,6 +628,8 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   std::map<std::uint64_t, waiter> waiters_;
   std::uint64_t next_waiter_ = 1;
   state_listener listener_;
+  std::map<std::uint64_t, state_listener> observers_;
+  std::uint64_t next_observer_ = 1;
 };
 
 // --- the boundary functions of core.hpp and client.hpp ---
@@ -665,6 +697,10 @@ std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcep
 }
 const connect_string& connect_string_of(const client_impl& impl) noexcept { return impl.servers(); }
 void set_state_listener(client_impl& impl, state_listener listener) { impl.set_listener(std::move(listener)); }
+std::uint64_t add_state_observer(client_impl& impl, state_listener observer) {
+  return impl.add_observer(std::move(observer));
+}
+void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept { impl.remove_observer(id); }
 std::size_t pending_requests_of(const client_impl& impl) noexcept { return impl.engine().pending_requests(); }
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept {
   return impl.engine().last_answered_send_time();

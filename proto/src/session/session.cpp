@@ -173,6 +173,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   milliseconds timeout;
   std::int64_t last_zxid = 0;
   connect_request sent_connect;
+  time_point connect_sent{};  // when sent_connect was queued: the server renews the session on receiving it
   std::int32_t next_xid;
   request_id next_id = 1;
 
@@ -407,6 +408,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     attempt_deadline = never;
     last_recv = now;
     last_write = now;  // the server just renewed the session
+    last_answered = connect_sent;
     set_state(resp.read_only ? session_state::connected_read_only : session_state::connected, {});
     // Auth first, then the watches, then whatever waited (PROTOCOL.md §2).
     for (auto& c : credentials) send_auth(now, c.packet, std::exchange(c.pending, 0));
@@ -576,6 +578,7 @@ void session::connected(time_point now) {
   m.sent_connect.read_only = m.cfg.can_be_read_only;
   (void)encode_connect_frame(m.out_next, m.sent_connect);
   m.last_send = now;
+  m.connect_sent = now;
 }
 
 void session::connect_failed(time_point now, std::error_code error) {

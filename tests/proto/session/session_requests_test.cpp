@@ -303,8 +303,16 @@ TEST(SessionRequests, CloseTimesOutAtTheReadTimeout) {
 
 TEST(SessionRequests, LastAnsweredSendTime) {
   harness h(config());
-  h.establish();
   EXPECT_FALSE(h.s.last_answered_send_time());
+  h.start();
+  h.connect_ok();  // the ConnectRequest is queued now
+  const time_point connect_sent_at = h.now;
+  h.take_wire();
+  h.advance(200ms);
+  h.feed(connect_response_frame(6000, session_a));
+  h.take_wire();
+  // The server renewed the session when it read the ConnectRequest.
+  EXPECT_EQ(h.s.last_answered_send_time(), std::optional<time_point>(connect_sent_at));
   h.advance(500ms);
   h.submit(op_code::exists, exists_a());  // sent at t0 + 500 ms
   const time_point sent_at = h.now;

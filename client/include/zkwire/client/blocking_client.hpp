@@ -57,6 +57,8 @@ class blocking_client {
 
   // Blocks until the session is connected; throws client_errc::connect_timeout after options.connect_timeout.
   void connect();
+  // After expiry or auth failure starts a new session and blocks until it is connected (client::async_new_session).
+  void new_session();
   // Closes the session (the server deletes its ephemeral nodes).
   void close();
   void add_auth(const std::string& scheme, const std::string& credentials);

@@ -25,7 +25,7 @@
 //   When a connection breaks, every request in flight or queued completes with client_error::connection_loss:
 //   its outcome is unknown and it is never resent. Once the session has expired, authentication failed or the
 //   client was closed, new requests complete at once with that error (is_session_fatal()); create a new client to
-//   continue.
+//   continue, or start a new session on this client with async_new_session.
 //
 // Errors
 //   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
@@ -80,6 +80,8 @@ std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcep
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept;
 const connect_string& connect_string_of(const client_impl& impl) noexcept;
 void set_state_listener(client_impl& impl, state_listener listener);
+std::uint64_t add_state_observer(client_impl& impl, state_listener observer);
+void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
 std::size_t pending_requests_of(const client_impl& impl) noexcept;
 std::optional<host_port> connected_host_of(const client_impl& impl);
 
@@ -254,6 +256,15 @@ class client {
   // on the client's executor. Replaces the previous listener; pass {} to remove it.
   void set_state_listener(state_listener listener) { detail::set_state_listener(*impl_, std::move(listener)); }
 
+  // Adds an observer of the same state changes, called after the state listener, so that libraries (recipes/)
+  // can follow the session without taking the application's listener. Returns an id for remove_state_observer.
+  // When the client object is destroyed (or assigned to), every observer is called one last time with
+  // `to == closed` and reason client_error::closed, from inside that destructor: it must not call the client then.
+  std::uint64_t add_state_observer(state_listener observer) {
+    return detail::add_state_observer(*impl_, std::move(observer));
+  }
+  void remove_state_observer(std::uint64_t id) noexcept { detail::remove_state_observer(*impl_, id); }
+
   // --- session ---
 
   // Starts the session if needed and waits until it is connected. Signature void(std::error_code):
@@ -263,6 +274,19 @@ class client {
   auto async_connect(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(
         detail::initiate_wait{impl_, detail::wait_kind::connect}, token);
+  }
+
+  // After the session expired or authentication failed, starts a new session and waits until it is connected;
+  // in any other state it is async_connect. The new session has a new id: the old one's ephemeral nodes and
+  // watches are gone (its watches got their final delivery at expiry). The highest zxid seen so far is carried
+  // into the handshake, so a server that lags behind what this client has already read refuses the connection
+  // instead of serving older data. Credentials given with async_add_auth are replayed (after auth_failed the new
+  // session only works if the server now accepts them). Signature and errors as async_connect; cancelling only stops
+  // the waiting.
+  template <class CompletionToken>
+  auto async_new_session(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        detail::initiate_wait{impl_, detail::wait_kind::new_session}, token);
   }
 
   // Closes the session (closeSession: the server deletes its ephemeral nodes) and completes when it is closed.

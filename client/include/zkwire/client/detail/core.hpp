@@ -64,7 +64,7 @@ struct watch_registration {
   std::shared_ptr<watch_state> state;  // ... or this
 };
 
-enum class wait_kind { connect, close };
+enum class wait_kind { connect, new_session, close };
 
 // --- implemented in client/src/client.cpp ---
 asio::any_io_executor executor_of(const client_impl& impl) noexcept;
