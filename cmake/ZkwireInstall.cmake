@@ -1,5 +1,5 @@
 # Install rules and an exported package so other projects can find_package(zkwire) and link zkwire::proto, and
-# zkwire::client when it was built (the package then finds standalone Asio with the bundled FindAsio.cmake).
+# zkwire::client, zkwire::recipes and zkwire::faults when they were built (the package then finds standalone Asio with the bundled FindAsio.cmake).
 include(CMakePackageConfigHelpers)
 
 set(ZKWIRE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/zkwire)
@@ -13,6 +13,13 @@ if(TARGET zkwire_client)
   list(APPEND zkwire_installed_headers client/include/)
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindAsio.cmake DESTINATION ${ZKWIRE_CMAKE_DIR})
 endif()
+# The layers over the client: lock recipes and the fault-injection proxy (both need Asio, found with the client).
+foreach(layer recipes faults)
+  if(TARGET zkwire_${layer})
+    list(APPEND zkwire_installed_targets zkwire_${layer})
+    list(APPEND zkwire_installed_headers ${layer}/include/)
+  endif()
+endforeach()
 
 install(TARGETS ${zkwire_installed_targets} EXPORT zkwireTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
