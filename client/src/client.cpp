@@ -4,6 +4,8 @@
 
 #include "zkwire/client/client.hpp"
 
+#include <algorithm>
+#include <array>
 #include <asio/connect.hpp>
 #include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
@@ -11,6 +13,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -75,6 +78,121 @@ void deliver_to_state(watch_state& state, const watch_event& event, bool post) {
   }
 }
 
+// Memory for the one outstanding operation of a kind (the read, the write, the posted pump). Asio allocates each
+// operation's state through the handler's associated allocator; its default, a per-thread cache of two blocks,
+// thrashes between the read, write and post sizes and costs about three heap allocations per request. A block
+// that is busy (never in steady state) falls back to the heap. Handlers using it capture the client_impl that owns
+// it, and Asio frees an operation's memory before it destroys the handler, so the block outlives every use.
+class handler_memory {
+ public:
+  handler_memory() = default;
+  handler_memory(const handler_memory&) = delete;
+  handler_memory& operator=(const handler_memory&) = delete;
+  handler_memory(handler_memory&&) = delete;
+  handler_memory& operator=(handler_memory&&) = delete;
+  ~handler_memory() = default;
+
+  void* allocate(std::size_t size) {
+    if (!in_use_ && size <= sizeof(storage_)) {
+      in_use_ = true;
+      return storage_.data();
+    }
+    return ::operator new(size);
+  }
+  void deallocate(void* p) noexcept {
+    if (p == storage_.data()) {
+      in_use_ = false;
+    } else {
+      ::operator delete(p);
+    }
+  }
+
+ private:
+  alignas(std::max_align_t) std::array<unsigned char, 512> storage_{};
+  bool in_use_ = false;
+};
+
+template <class T>
+class handler_allocator {
+ public:
+  using value_type = T;
+  explicit handler_allocator(handler_memory& memory) noexcept : memory_(&memory) {}
+  template <class U>
+  handler_allocator(const handler_allocator<U>& other) noexcept  // NOLINT(google-explicit-constructor): rebinding
+      : memory_(other.memory()) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(memory_->allocate(sizeof(T) * n)); }
+  void deallocate(T* p, std::size_t /*n*/) noexcept { memory_->deallocate(p); }
+  [[nodiscard]] handler_memory* memory() const noexcept { return memory_; }
+  template <class U>
+  bool operator==(const handler_allocator<U>& other) const noexcept {
+    return memory_ == other.memory();
+  }
+
+ private:
+  handler_memory* memory_;
+};
+
+// A handler whose associated allocator takes its memory from a handler_memory.
+template <class Handler>
+struct with_memory {
+  using allocator_type = handler_allocator<char>;
+  handler_memory* memory;
+  Handler handler;
+
+  [[nodiscard]] allocator_type get_allocator() const noexcept { return allocator_type(*memory); }
+  template <class... Args>
+  void operator()(Args&&... args) {
+    handler(std::forward<Args>(args)...);
+  }
+};
+template <class Handler>
+with_memory<Handler> using_memory(handler_memory& memory, Handler handler) {
+  return with_memory<Handler>{&memory, std::move(handler)};
+}
+
+// Pending operations by request id. The engine assigns ids in increasing order and replies complete them mostly in
+// that order, so a vector kept in id order (binary search, the completed prefix dropped lazily) finds them at once
+// and, unlike a node-based map, allocates nothing per request once it has grown.
+class pending_ops {
+ public:
+  void add(proto::request_id id, std::unique_ptr<pending_op> op) { entries_.emplace_back(id, std::move(op)); }
+
+  // The operation of `id`, removed from the table; null if there is none.
+  std::unique_ptr<pending_op> take(proto::request_id id) {
+    const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(head_);
+    const auto it = std::lower_bound(first, entries_.end(), id,
+                                     [](const entry& e, proto::request_id value) { return e.first < value; });
+    if (it == entries_.end() || it->first != id || !it->second) return nullptr;
+    auto op = std::move(it->second);
+    while (head_ < entries_.size() && !entries_[head_].second) ++head_;
+    if (head_ == entries_.size()) {
+      entries_.clear();
+      head_ = 0;
+    } else if (head_ >= compact_after && head_ * 2 >= entries_.size()) {
+      entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    return op;
+  }
+
+  // Every pending operation, in id order; the table is left empty.
+  std::vector<std::unique_ptr<pending_op>> take_all() {
+    std::vector<std::unique_ptr<pending_op>> all;
+    for (auto& [id, op] : entries_) {
+      if (op) all.push_back(std::move(op));
+    }
+    entries_.clear();
+    head_ = 0;
+    return all;
+  }
+
+ private:
+  using entry = std::pair<proto::request_id, std::unique_ptr<pending_op>>;
+  static constexpr std::size_t compact_after = 64;
+  std::vector<entry> entries_;
+  std::size_t head_ = 0;  // entries before it are completed
+};
+
 }  // namespace
 
 struct watcher_entry {
@@ -113,7 +231,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
                                                std::move(watch->state)});
     }
     const auto id = engine_.submit(now(), op, std::move(body), watcher);
-    ops_.emplace(id, std::move(op_state));
+    ops_.add(id, std::move(op_state));
     if (watcher != 0) request_watchers_.emplace(id, watcher);
     schedule_pump();
     return id;
@@ -129,7 +247,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   proto::request_id start_add_auth(std::string scheme, std::string credentials, std::unique_ptr<pending_op> op_state) {
     ensure_started();
     const auto id = engine_.add_auth(now(), std::move(scheme), std::move(credentials));
-    ops_.emplace(id, std::move(op_state));
+    ops_.add(id, std::move(op_state));
     schedule_pump();
     return id;
   }
@@ -198,8 +316,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
         if (w.timer) w.timer->cancel();
         w.op->fail(proto::client_error::closed, true);
       }
-      auto ops = std::move(ops_);
-      for (auto& [id, op] : ops) op->fail(proto::client_error::closed, true);
+      for (auto& op : ops_.take_all()) op->fail(proto::client_error::closed, true);
       auto watchers = std::move(watchers_);
       for (auto& [id, w] : watchers) {
         watch_event event{event_type::none, keeper_state::closed, w.path, proto::client_error::closed};
@@ -274,10 +391,10 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     }
     if (pump_scheduled_) return;
     pump_scheduled_ = true;
-    asio::post(executor_, [self = shared_from_this()] {
-      self->pump_scheduled_ = false;
-      self->pump();
-    });
+    asio::post(executor_, using_memory(pump_memory_, [self = shared_from_this()] {
+                 self->pump_scheduled_ = false;
+                 self->pump();
+               }));
   }
 
   // Acts on everything the engine asks for, until it asks for nothing more.
@@ -335,8 +452,8 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
       removals_.erase(rm);
       if (!c.error) forget_watchers(r.path, r.type);
     }
-    auto it = ops_.find(c.id);
-    if (it == ops_.end()) {
+    auto op = ops_.take(c.id);
+    if (!op) {
       if (c.error) {
         log(log_level::debug, [&] {
           return std::string(proto::op_code_name(c.op)) + " request " + std::to_string(c.id) + ": " + c.error.message();
@@ -344,8 +461,6 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
       }
       return;
     }
-    auto op = std::move(it->second);
-    ops_.erase(it);
     op->complete(std::move(c));
   }
 
@@ -544,7 +659,8 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     const std::span<char> space = engine_.prepare_read(read_chunk);
     reading_ = true;
     socket_.async_read_some(asio::buffer(space.data(), space.size()),
-                            [self = shared_from_this(), generation](const std::error_code& error, std::size_t n) {
+                            using_memory(read_memory_, [self = shared_from_this(), generation](
+                                                           const std::error_code& error, std::size_t n) {
                               if (self->stale(generation)) return;
                               self->reading_ = false;
                               if (error) {
@@ -554,14 +670,15 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
                               self->engine_.commit_read(now(), n);
                               self->pump();
                               if (!self->stale(generation) && self->conn_open_ && !self->reading_) self->start_read();
-                            });
+                            }));
   }
 
   void start_write(std::string_view bytes) {
     const auto generation = connection_generation_;
     writing_ = true;
     asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()),
-                      [self = shared_from_this(), generation](const std::error_code& error, std::size_t /*n*/) {
+                      using_memory(write_memory_, [self = shared_from_this(), generation](const std::error_code& error,
+                                                                                          std::size_t /*n*/) {
                         if (self->stale(generation)) return;
                         self->writing_ = false;
                         if (error) {
@@ -570,7 +687,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
                         }
                         self->engine_.written(now());
                         self->pump();
-                      });
+                      }));
   }
 
   void connection_error(const std::error_code& error) {
@@ -586,6 +703,10 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   void arm_timer() {
     const proto::time_point when = engine_.next_wakeup();
     if (when == timer_expiry_) return;
+    // Every request and reply moves the engine's wakeup (ping and read timeout) a little later. Re-arming for each
+    // would cost a cancelled wait and a timerfd update per request; a timer armed for an earlier time is kept
+    // instead: it fires, the engine's tick finds nothing due yet (ticking early is allowed), and it is re-armed.
+    if (timer_expiry_ != proto::time_point::max() && when > timer_expiry_) return;
     timer_expiry_ = when;
     const auto generation = ++timer_generation_;
     if (when == proto::time_point::max()) {
@@ -602,6 +723,10 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     });
   }
 
+  // Declared first so that they outlive the socket and timer whose operations use them.
+  handler_memory read_memory_;
+  handler_memory write_memory_;
+  handler_memory pump_memory_;
   asio::any_io_executor executor_;
   client_options options_;
   connect_string servers_;
@@ -620,7 +745,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
   bool in_pump_ = false;
   bool pump_again_ = false;
   bool pump_scheduled_ = false;
-  std::unordered_map<proto::request_id, std::unique_ptr<pending_op>> ops_;
+  pending_ops ops_;
   std::unordered_map<proto::request_id, proto::watcher_id> request_watchers_;
   std::unordered_map<proto::request_id, removal> removals_;
   std::map<proto::watcher_id, watcher_entry> watchers_;

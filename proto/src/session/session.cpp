@@ -4,7 +4,6 @@
 #include "zkwire/proto/session/session.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -146,9 +145,9 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   pending_table pending;
   watch_registry watches;
   frame_reader reader;
-  std::deque<delivery> deliveries;
-  std::string out_next;     // accumulating
-  std::string out_writing;  // handed to the driver
+  ring<delivery> deliveries;  // a ring, not a deque: its slots are reused, so delivering allocates nothing
+  std::string out_next;       // accumulating
+  std::string out_writing;    // handed to the driver
   bool writing = false;
   std::optional<std::size_t> pending_connect;
   bool close_request = false;
@@ -190,12 +189,12 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
 
   void set_state(session_state to, std::error_code reason) {
     if (to == st) return;
-    deliveries.emplace_back(state_change{st, to, reason});
+    deliveries.push_back() = delivery(state_change{st, to, reason});
     st = to;
   }
 
   void complete(request_id id, op_code op, std::error_code ec, reply result = {}) {
-    deliveries.emplace_back(completion{id, op, ec, std::move(result)});
+    deliveries.push_back() = delivery(completion{id, op, ec, std::move(result)});
   }
 
   [[nodiscard]] milliseconds connect_timeout() const {
@@ -328,7 +327,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     fan_out.clear();
     watches.take_all(fan_out);
     for (const watcher_id w : fan_out) {
-      deliveries.emplace_back(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec});
+      deliveries.push_back() = delivery(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec});
     }
     set_state(to, ec);
   }
@@ -437,7 +436,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     if (!cfg.chroot.empty()) event.path = proto::strip_chroot(cfg.chroot, event.path);
     fan_out.clear();
     watches.route(event.type, event.path, fan_out);
-    for (const watcher_id w : fan_out) deliveries.emplace_back(watch_delivery{w, event, {}});
+    for (const watcher_id w : fan_out) deliveries.push_back() = delivery(watch_delivery{w, event, {}});
   }
 
   void apply_watch(const watch_intent& intent, std::int32_t err) {
@@ -467,8 +466,8 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
         removals.clear();
         watches.remove(intent.path, intent.remove_type, removals);
         for (const auto& [w, type] : removals) {
-          deliveries.emplace_back(
-              watch_delivery{w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}});
+          deliveries.push_back() =
+              delivery(watch_delivery{w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}});
         }
         return;
     }

@@ -16,6 +16,9 @@ void add_unique(std::vector<watcher_id>& out, watcher_id watcher) {
 std::string_view parent_of(std::string_view path) {
   if (path.size() <= 1) return {};
   const std::size_t slash = path.rfind('/');
+  // A server path without a '/' (garbage in a notification) has no parent; substr(0, npos) would return the path
+  // itself and the caller's walk up the tree would never end.
+  if (slash == std::string_view::npos) return {};
   return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
 }
 
