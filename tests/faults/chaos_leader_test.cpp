@@ -1,0 +1,128 @@
+// The chaos suite, scenario 6 of issue 4: kill -9 the leader of a 3-node ensemble while writes are in flight
+// (through the proxies). The client reconnects after the election on the same session; writes in flight when the
+// connection broke fail with connection loss, each exactly once; later writes succeed.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "chaos_support.hpp"
+
+namespace zkwire::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Keeps `width` setData requests in flight until stopped; counts every completion by request number.
+class write_traffic : public std::enable_shared_from_this<write_traffic> {
+ public:
+  write_traffic(client& c, std::string path) : client_(c), path_(std::move(path)) {}
+
+  // On the loop thread.
+  void start(int width) {
+    for (int i = 0; i < width; ++i) issue();
+  }
+  void stop() { running_ = false; }
+
+  struct summary {
+    int issued = 0;
+    int completed = 0;
+    int succeeded = 0;
+    int lost = 0;
+    int duplicates = 0;
+    std::map<std::string, int> other;  // unexpected errors by message
+    std::optional<std::chrono::steady_clock::time_point> last_success;
+  };
+  summary snapshot() const {
+    const std::lock_guard lock(mutex_);
+    return summary_;
+  }
+
+ private:
+  void issue() {
+    int n = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      n = summary_.issued++;
+    }
+    client_.async_set(path_, std::to_string(n), any_version,
+                      [self = shared_from_this(), n](std::error_code ec, const stat&) { self->done(n, ec); });
+  }
+  void done(int n, std::error_code ec) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!seen_.insert(n).second) ++summary_.duplicates;
+      ++summary_.completed;
+      if (!ec) {
+        ++summary_.succeeded;
+        summary_.last_success = std::chrono::steady_clock::now();
+      } else if (ec == make_error_code(client_error::connection_loss)) {
+        ++summary_.lost;
+      } else {
+        ++summary_.other[ec.message()];
+      }
+    }
+    if (running_) issue();
+  }
+
+  client& client_;
+  std::string path_;
+  std::atomic<bool> running_{true};
+  mutable std::mutex mutex_;
+  summary summary_;
+  std::set<int> seen_;
+};
+
+class leader_chaos : public chaos_test<ensemble_test> {};
+
+TEST_F(leader_chaos, KillingTheLeaderDuringTrafficLosesOnlyInFlightWrites) {
+  client& c = make_client(6000ms);
+  auto o = ops(c);
+  ASSERT_FALSE(o.create(root()).first);
+  const auto session = o.session();
+  const auto leader = cluster().leader_index();
+  ASSERT_TRUE(leader.has_value());
+
+  auto traffic = std::make_shared<write_traffic>(c, root());
+  loop_.on_loop([&] { traffic->start(20); });
+  std::this_thread::sleep_for(500ms);
+  const auto before = traffic->snapshot();
+  ASSERT_GT(before.succeeded, 0);
+  const auto killed_at = std::chrono::steady_clock::now();
+  cluster().kill9(*leader);
+
+  // Wait for writes to succeed again after the election.
+  const auto deadline = killed_at + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto s = traffic->snapshot();
+    if (s.last_success && *s.last_success > killed_at + 200ms && s.lost > 0) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  std::this_thread::sleep_for(300ms);
+  traffic->stop();
+  const auto drain_deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < drain_deadline) {
+    const auto s = traffic->snapshot();
+    if (s.completed == s.issued) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  const auto s = traffic->snapshot();
+  EXPECT_EQ(s.completed, s.issued);
+  EXPECT_EQ(s.duplicates, 0);
+  EXPECT_GT(s.lost, 0) << "no write was in flight when the leader died";
+  ASSERT_TRUE(s.last_success.has_value());
+  EXPECT_GT(*s.last_success, killed_at) << "no write succeeded after the election";
+  for (const auto& [message, count] : s.other) ADD_FAILURE() << count << " writes failed with: " << message;
+  EXPECT_EQ(o.session(), session);
+  EXPECT_FALSE(o.set(root(), "after"));
+}
+
+}  // namespace
+}  // namespace zkwire::test
