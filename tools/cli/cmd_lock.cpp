@@ -1,15 +1,104 @@
-// PLACEHOLDER (session scaffolding): replaced by the issue that builds `zkwire lock`.
-#include <cstdio>
+// zkwire lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH -- CMD [ARG...]
 
+#include <array>
+#include <cmath>
+
+#include "args.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "lock_runner.hpp"
+#include "util.hpp"
 
 namespace zkwire::cli {
 namespace {
-int run(const command_context&) {
-  std::fputs("zkwire: lock: not built yet\n", stderr);
-  return exit_usage;
+
+constexpr std::array<option_spec, 5> specs = {{
+    {0, "read", false},
+    {0, "write", false},
+    {0, "timeout", true},
+    {0, "naming", true},
+    {0, "kill-after", true},
+}};
+
+std::chrono::milliseconds milliseconds_of(const std::string& text, std::string_view what) {
+  return std::chrono::milliseconds(std::llround(parse_seconds(text, what) * 1000.0));
 }
+
+lock_request request_from(const std::vector<std::string>& arguments) {
+  const auto args = parse_args(arguments, specs);
+  if (args.help) throw help_requested();
+  lock_request request;
+  if (args.has("read") && args.has("write")) throw usage_error("--read and --write exclude each other");
+  if (args.has("read")) request.kind = recipes::lock_kind::read;
+  if (args.has("write")) request.kind = recipes::lock_kind::write;
+  if (const auto t = args.value("timeout")) request.timeout = milliseconds_of(*t, "--timeout");
+  if (const auto k = args.value("kill-after")) request.kill_after = milliseconds_of(*k, "--kill-after");
+  if (const auto n = args.value("naming")) {
+    if (*n == "curator") {
+      request.naming = recipes::naming::curator;
+    } else if (*n == "kazoo") {
+      request.naming = recipes::naming::kazoo;
+    } else {
+      throw usage_error("--naming: '" + *n + "' is not curator or kazoo");
+    }
+  }
+  const auto& words = args.positional;
+  if (words.empty()) throw usage_error("missing PATH (see --help)");
+  if (words.size() < 2 || words[1] != "--") throw usage_error("expected '--' and the command after PATH");
+  if (words.size() < 3) throw usage_error("missing the command after '--'");
+  request.directory = words[0];
+  check_path(request.directory);
+  request.command.assign(words.begin() + 2, words.end());
+  return request;
+}
+
+int run(const command_context& context) { return run_lock(context.global, request_from(context.args)); }
+
 }  // namespace
-const command lock_command{"lock", "lock", "(not built yet)", "", run};
+
+const command lock_command{
+    "lock", "lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH -- CMD [ARG...]",
+    "run a command while holding a lock",
+    R"(Takes the lock on the lock directory PATH (created as a container, with parents, when missing), runs CMD
+while it is held, releases it when CMD exits and exits with CMD's status. Without --read/--write the lock is
+exclusive; --read/--write take the shared read/write lock on the same directory (readers share it, a writer
+excludes everyone, later readers queue behind an earlier writer).
+
+  --read              the read side of the shared lock
+  --write             the write side of the shared lock
+  --timeout SEC       give up after waiting SEC seconds for the lock (decimals allowed; 0 tries once);
+                      default: wait forever. Connecting is bounded by --connect-timeout on its own
+  --naming FORMAT     node names we create: curator (default, _c_<uuid>-lock-<seq>, __READ__/__WRIT__) or
+                      kazoo (<hex>__lock__<seq> / __rlock__), so that Kazoo's Lock orders us too; the order
+                      always understands every known family (Curator, Kazoo, go-zookeeper, ZooKeeper recipes)
+  --kill-after SEC    when the lock is lost: SIGKILL this long after SIGTERM (default 10)
+
+CMD runs with the lock node in its environment:
+  ZKWIRE_LOCK_NODE       full path of our lock node
+  ZKWIRE_FENCING_TOKEN   the node's czxid (decimal): grows with every grant, so a resource that remembers the
+                         highest token seen can refuse a stale holder
+  ZKWIRE_SESSION_ID      our session id (hex, 0x...)
+CMD inherits stdin, stdout, stderr and the descriptors zkwire was started with, runs in zkwire's process group
+with default signal dispositions, and is searched on PATH. zkwire's own descriptors (the ZooKeeper connection)
+are not inherited. If zkwire itself dies without ending CMD (kill -9), CMD is killed too (SIGKILL): nothing could
+stop it once the session expires.
+
+The lock is lost while CMD runs when the session expires, no server has answered for longer than the safety
+margin allows (a quarter of the session timeout before the server could expire it), or our node is deleted by
+someone else; zkwire then sends CMD SIGTERM, SIGKILL after --kill-after, and exits 76 (also when the loss is
+noticed just as CMD ends). Signals go to CMD's process only: a shell CMD should exec its program or pass them on.
+
+Signals to zkwire: SIGINT, SIGTERM or SIGHUP while waiting for the lock gives up, deletes our node and exits
+128+N (130, 143, 129). While CMD runs they are forwarded to CMD (a Ctrl-C in a terminal reaches CMD directly as
+well); the lock is held until CMD has ended, then released, and zkwire exits with CMD's status.
+
+Revocation: `zkwire revoke NODE` (or Curator's Revoker, or setData "unlock") on our node asks us to release: zkwire
+sends CMD SIGTERM once and keeps the lock until CMD has ended.
+
+Exit status: CMD's status (128+N if it died of signal N); 75 not acquired within --timeout; 76 lock lost while CMD
+ran (CMD terminated); 126 CMD cannot be executed, 127 CMD not found (the lock is released without running it);
+2 usage error; 3 refused (e.g. NOAUTH on PATH); 4 no session (connect timeout, expiry while waiting, auth failed).
+)",
+    run};
+
 }  // namespace zkwire::cli

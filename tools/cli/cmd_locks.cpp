@@ -1,15 +1,49 @@
-// PLACEHOLDER (session scaffolding): replaced by the issue that builds `zkwire locks`.
-#include <cstdio>
+// zkwire locks PATH
 
+#include <vector>
+
+#include "args.hpp"
+#include "async_session.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "lock_format.hpp"
+#include "util.hpp"
+#include "zkwire/recipes/contenders.hpp"
 
 namespace zkwire::cli {
 namespace {
-int run(const command_context&) {
-  std::fputs("zkwire: locks: not built yet\n", stderr);
-  return exit_usage;
+
+int run(const command_context& context) {
+  const auto args = parse_command(context.args, {}, 1, 1);
+  const std::string& directory = args.positional[0];
+  check_path(directory);
+  async_session s(context.global);
+  s.connect();
+  const auto contenders = s.read<std::vector<recipes::contender>>(
+      directory, [&](auto handler) { recipes::async_contenders(s.client(), directory, std::move(handler)); });
+  for (const auto& c : contenders) print_line(contender_json(c));
+  s.close(s.connect_timeout());
+  return exit_ok;
 }
+
 }  // namespace
-const command locks_command{"locks", "locks", "(not built yet)", "", run};
+
+const command locks_command{"locks", "locks PATH", "list the contenders of a lock directory as JSON",
+                            R"(Prints the children of the lock directory PATH in lock order, one JSON line each:
+  {"node":"/locks/job/_c_...-lock-0000000003","sequence":3,"kind":"exclusive","session":"0x10000c1a5e40001",
+   "ctime":1732240000000,"holder":true,"data":"host:4711"}
+  node      full path of the lock node (what `zkwire revoke` and `zkwire rm` take)
+  sequence  the server's sequence suffix (null for a foreign sibling)
+  kind      exclusive, read, write, or foreign (a sibling that is no lock node: never waited for)
+  session   the session that owns the node (ephemeralOwner, hex; 0x0 for a persistent node)
+  ctime     creation time, ms since the epoch
+  holder    whether it holds the lock now: the first contender, and every reader before the first non-reader
+  data      the node's data (zkwire stores host:pid; Kazoo its identifier; Curator an IP address)
+Contenders of every known library are ordered by sequence (Curator, Kazoo, go-zookeeper, ZooKeeper's recipes);
+foreign siblings come last, by name. A snapshot: nodes deleted while it is taken are left out.
+
+Exit status: 0 (also for an empty directory), 1 no such directory, 3 refused (NOAUTH), 4 no session.
+)",
+                            run};
+
 }  // namespace zkwire::cli

@@ -1,0 +1,328 @@
+#pragma once
+// zkwire::recipes::lock: ZooKeeper's lock recipe on a lock directory, exclusive or one side of a shared
+// read/write lock, on top of zkwire::client. Every operation is an `async_*` taking a completion token (callback,
+// asio::use_future, asio::use_awaitable, ...), like the client.
+//
+//   zkwire::recipes::lock l(c, "/locks/job");                      // exclusive, Curator node names
+//   co_await l.async_acquire(std::chrono::seconds(5), asio::use_awaitable);
+//   co_await l.async_guarded_multi({zkwire::ops::set("/job/state", "done")}, asio::use_awaitable);  // fenced
+//   co_await l.async_release(asio::use_awaitable);
+//
+// How it works
+//   Acquire creates an EPHEMERAL_SEQUENTIAL child "<dir>/<prefix><seq>" whose prefix carries a fresh guid
+//   (node_name.hpp) and whose data is lock_options::data, and lists the directory in the same round trip (the
+//   session runs its requests in order, so the list shows our node). It holds the lock when no contender it must
+//   wait for precedes it (exclusive and write: any contender; read: a non-read one); otherwise it watches ONLY
+//   that blocker (getData with a watch) and lists again when it changes: one waiter wakes per release, no
+//   child watch on the directory, no polling. Release deletes the node. A missing directory is created with its
+//   parents as CONTAINER nodes, again if the server reaps it between that and our create.
+//   If the create's outcome is unknown (connection lost before its reply), acquire waits for the connection,
+//   syncs, lists the directory and adopts the child with our prefix only if its ephemeralOwner is the client's
+//   current session; otherwise it starts over with a new guid. One acquire never leaves two nodes.
+//
+// States (lock_state)
+//   released -> acquiring -> held <-> uncertain -> lost.  `uncertain`: the connection broke, the session may live
+//   on; back to `held` after a reconnect on the same session once our node is seen to still be ours. `lost` when
+//   the session expired or closed, the client started another session, our node was deleted (or someone else's
+//   now), or no server answered for session_timeout - safety margin since the last answered send
+//   (client::last_answered_send_time): lost is signalled no later than
+//   last_answered_send_time() + session_timeout() - margin, before the server can expire the session and grant
+//   the lock to another client. A lost lock stays lost until async_release; its node is deleted in the background
+//   if it still exists. Loss is offered three ways: set_listener (callback), async_wait_lost (any token), and
+//   lost_slot() (an asio::cancellation_slot to bind to the guarded work: terminal cancellation on loss).
+//
+// Fencing
+//   fencing_token() is the czxid of our node: it grows with every grant of this lock (and of any other node), so a
+//   resource that remembers the highest token seen can refuse a stale holder. async_guarded_multi runs the
+//   caller's ops in a multi that first checks our node exists: a holder whose node is gone cannot write.
+//
+// Reentrancy
+//   async_acquire on a lock object that holds the lock completes at once and counts up; async_release counts
+//   down and deletes the node at zero. It is per object, not per thread or coroutine.
+//
+// Revocation
+//   The holder watches its own node's data. When someone writes "unlock" (ZooKeeper's recipe) or "__REVOKE__"
+//   (Curator) to it (see revoke.hpp), the revocation handler runs; releasing is up to it.
+//
+// Cleanup guarantee ("no orphans")
+//   When an acquire ends without the lock for any reason (timeout, cancellation, error, destruction of the lock
+//   object), the node it created or may have created is deleted in the background, retried across reconnects
+//   until the delete succeeds or the session ends (which deletes it too). Releasing is retried the same way.
+//
+// Thread safety and lifetime
+//   Like the client: use a lock only on the client's executor (with a multi-threaded io_context, give the
+//   client a strand). Handlers run on their associated executor (the client's when they have none) and are never
+//   invoked from inside the initiating function. The client must outlive the lock object; background cleanup
+//   keeps what it needs alive and stops touching the client when it is destroyed. Destroying a lock object that
+//   holds or is acquiring gives it up as described above (a pending acquire completes with
+//   client_error::cancelled). Several lock objects (in one or many clients) may contend on one directory; each
+//   acquires at most once at a time.
+//
+// Cancellation
+//   async_acquire supports terminal and partial cancellation (per-operation slot): it completes with
+//   client_error::cancelled and leaves nothing behind (its node, if any, is deleted in the background).
+//   async_release: cancelling stops the waiting only; the node is still deleted in the background.
+//   async_wait_lost: completes with client_error::cancelled, nothing else changes.
+
+#include <asio/any_io_executor.hpp>
+#include <asio/associated_cancellation_slot.hpp>
+#include <asio/async_result.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/cancellation_type.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "zkwire/client/client.hpp"
+#include "zkwire/recipes/detail/completion.hpp"
+#include "zkwire/recipes/errors.hpp"
+#include "zkwire/recipes/node_name.hpp"
+
+namespace zkwire::recipes {
+
+enum class lock_state {
+  released,   // not held, no acquire pending
+  acquiring,  // an async_acquire is pending
+  held,       // our node is the holder and our session is healthy
+  uncertain,  // held, but the connection is broken: the session may still live (do not act on the lock now)
+  lost,       // no longer held; call async_release to reset
+};
+std::string_view lock_state_name(lock_state s) noexcept;  // "released", "acquiring", "held", "uncertain", "lost"
+
+struct lock_event {
+  lock_state from = lock_state::released;
+  lock_state to = lock_state::released;
+  // Why, for `uncertain` and `lost`: the client's error (session_expired, closed, connection_loss),
+  // server_error::no_node (our node was deleted), lock_errc::safety_margin_passed or lock_errc::session_changed.
+  std::error_code reason;
+};
+// Called on the client's executor; must not throw. May call the lock (e.g. start async_release).
+using lock_listener = std::function<void(const lock_event&)>;
+// Called on the client's executor with the data written to our node ("unlock" or "__REVOKE__").
+using revocation_handler = std::function<void(const std::string& request)>;
+
+// The default holder identity stored in our node: "<hostname>:<pid>".
+std::string default_lock_data();
+
+struct lock_options {
+  naming name_format = naming::curator;
+  // Data of our node (who holds it, for `zkwire locks`); default_lock_data() when empty.
+  std::string data;
+  // Lost is signalled at last_answered_send_time() + session_timeout() - safety_margin at the latest. Empty:
+  // a quarter of the negotiated session timeout. Keep it below 2/3 of the timeout (the client pings when idle
+  // for a third of it), or a healthy lock would be reported lost.
+  std::optional<std::chrono::milliseconds> safety_margin;
+  // ACL of our lock node and of the directories created for it.
+  std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
+};
+
+class lock;
+class read_write_lock;
+
+namespace detail {
+
+class lock_impl;
+using lock_ptr = std::shared_ptr<lock_impl>;
+using lock_weak_ptr = std::weak_ptr<lock_impl>;
+
+lock_ptr make_lock_impl(client& c, std::string directory, lock_kind kind, lock_options options);
+void link_read_write(const lock_ptr& read, const lock_ptr& write);
+void abandon(lock_impl& impl) noexcept;
+asio::any_io_executor executor_of(const lock_impl& impl);
+
+// Negative timeout: wait forever.
+std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout,
+                            std::unique_ptr<completion<>> done);
+void cancel_acquire(const lock_weak_ptr& impl, std::uint64_t id);
+std::uint64_t start_release(const lock_ptr& impl, std::unique_ptr<completion<>> done);
+void cancel_release(const lock_weak_ptr& impl, std::uint64_t id);
+std::uint64_t start_wait_lost(const lock_ptr& impl, std::unique_ptr<completion<>> done);
+void cancel_wait_lost(const lock_weak_ptr& impl, std::uint64_t id);
+void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops,
+                         std::unique_ptr<completion<std::vector<op_result>>> done);
+
+lock_state state_of(const lock_impl& impl) noexcept;
+std::size_t hold_count_of(const lock_impl& impl) noexcept;
+const std::string& directory_of(const lock_impl& impl) noexcept;
+lock_kind kind_of(const lock_impl& impl) noexcept;
+std::string node_path_of(const lock_impl& impl);
+std::int64_t fencing_token_of(const lock_impl& impl) noexcept;
+std::int64_t session_of(const lock_impl& impl) noexcept;
+std::uint64_t wakeups_of(const lock_impl& impl) noexcept;
+void set_listener(lock_impl& impl, lock_listener listener);
+void set_revocation_handler(lock_impl& impl, revocation_handler handler);
+asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
+
+template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
+struct canceller {
+  lock_weak_ptr impl;
+  std::uint64_t id = 0;
+  void operator()(asio::cancellation_type type) const {
+    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
+        asio::cancellation_type::none) {
+      Cancel(impl, id);
+    }
+  }
+};
+
+template <std::uint64_t (*Start)(const lock_ptr&, std::unique_ptr<completion<>>),
+          void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
+struct initiate_simple {
+  lock_ptr impl;
+  template <class Handler>
+  void operator()(Handler&& handler) const {
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    const auto id = Start(impl, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
+    if (slot.is_connected()) slot.template emplace<canceller<Cancel>>(canceller<Cancel>{impl, id});
+  }
+};
+
+struct initiate_acquire {
+  lock_ptr impl;
+  template <class Handler>
+  void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    const auto id = start_acquire(impl, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
+    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+  }
+};
+
+struct initiate_guarded_multi {
+  lock_ptr impl;
+  template <class Handler>
+  void operator()(Handler&& handler, std::vector<multi_op> ops) const {
+    start_guarded_multi(impl, std::move(ops),
+                        make_completion<std::vector<op_result>>(std::forward<Handler>(handler), executor_of(*impl)));
+  }
+};
+
+}  // namespace detail
+
+class lock {
+ public:
+  // An exclusive lock on `directory` (a valid absolute path; it is created when missing). Does no I/O.
+  lock(client& c, std::string directory, lock_options options = {});
+  // One side of a shared read/write lock on `directory` without the other side (e.g. one process taking the
+  // read lock); read_write_lock pairs both sides of one object.
+  lock(client& c, std::string directory, lock_kind kind, lock_options options = {});
+  // Gives up a held lock or a pending acquire in the background (see "Cleanup guarantee").
+  ~lock();
+  lock(const lock&) = delete;
+  lock& operator=(const lock&) = delete;
+  lock(lock&&) noexcept = default;
+  lock& operator=(lock&& other) noexcept;
+
+  [[nodiscard]] asio::any_io_executor get_executor() const { return detail::executor_of(*impl_); }
+
+  // Acquires the lock, waiting at most `timeout` (0: try once — one round trip; fails with lock_errc::timeout
+  // if another contender precedes us). Signature void(std::error_code). Completes at once (posted) and counts up
+  // if this object already holds it.
+  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::acquire_in_progress (another acquire of this
+  // object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the same
+  // read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released),
+  // the session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the
+  // directory (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), client_error::
+  // invalid_path. Connection loss is not an error: the acquire continues after the reconnect, within the timeout.
+  // After any error nothing is left behind (see "Cleanup guarantee").
+  template <class CompletionToken>
+  auto async_acquire(std::chrono::milliseconds timeout, CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_acquire{impl_}, token,
+                                                                        timeout);
+  }
+  // Waits without a time limit.
+  template <class CompletionToken>
+  auto async_acquire(CompletionToken&& token) {
+    return async_acquire(std::chrono::milliseconds(-1), std::forward<CompletionToken>(token));
+  }
+
+  // Counts down; at zero deletes our node and completes once the delete succeeded (or the node or the session is
+  // already gone). Signature void(std::error_code). Connection loss is retried after the reconnect.
+  // Errors: lock_errc::not_held (nothing to release), lock_errc::lock_lost (the lock had been lost: the object is
+  // reset to released and the node deleted if it still exists), client_error::cancelled (the delete goes on).
+  template <class CompletionToken>
+  auto async_release(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        detail::initiate_simple<detail::start_release, detail::cancel_release>{impl_}, token);
+  }
+
+  // Completes when the current hold ends. Signature void(std::error_code): lock_errc::lock_lost if it was lost
+  // (at once if already lost), lock_errc::not_held if it was released or is not held, client_error::cancelled.
+  template <class CompletionToken>
+  auto async_wait_lost(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        detail::initiate_simple<detail::start_wait_lost, detail::cancel_wait_lost>{impl_}, token);
+  }
+
+  // Runs `ops` (zkwire::ops::create/remove/set/check) atomically, only if our node still exists: one multi whose
+  // first op checks our node. Signature void(std::error_code, std::vector<op_result>) with the results of the
+  // caller's ops only. Errors: lock_errc::not_held (not held by this object; nothing sent), lock_errc::lock_lost
+  // (the check failed: our node is gone; nothing was applied), else the multi's error (see client::async_multi).
+  // Allowed while uncertain (the server decides). Cancellation is not supported (a multi in flight is atomic).
+  template <class CompletionToken>
+  auto async_guarded_multi(std::vector<multi_op> ops, CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code, std::vector<op_result>)>(
+        detail::initiate_guarded_multi{impl_}, token, std::move(ops));
+  }
+
+  // --- observers (on the client's executor) ---
+  [[nodiscard]] lock_state state() const noexcept { return detail::state_of(*impl_); }
+  // held or uncertain.
+  [[nodiscard]] bool owns_lock() const noexcept {
+    return state() == lock_state::held || state() == lock_state::uncertain;
+  }
+  // Reentrant acquisitions not yet released (0 when not held).
+  [[nodiscard]] std::size_t hold_count() const noexcept { return detail::hold_count_of(*impl_); }
+  [[nodiscard]] const std::string& directory() const noexcept { return detail::directory_of(*impl_); }
+  [[nodiscard]] lock_kind kind() const noexcept { return detail::kind_of(*impl_); }
+  // Full path of our node (client path, without the chroot) while held, uncertain or lost; "" otherwise.
+  [[nodiscard]] std::string node_path() const { return detail::node_path_of(*impl_); }
+  // The czxid of our node while held, uncertain or lost; 0 otherwise.
+  [[nodiscard]] std::int64_t fencing_token() const noexcept { return detail::fencing_token_of(*impl_); }
+  // The session that owns our node; 0 when none.
+  [[nodiscard]] std::int64_t session_id() const noexcept { return detail::session_of(*impl_); }
+  // How many times a watched blocker's event woke this object's acquires (diagnostics: no herd means one wakeup
+  // per release ahead of us).
+  [[nodiscard]] std::uint64_t wakeups() const noexcept { return detail::wakeups_of(*impl_); }
+
+  // Called on every lock_state change. Replaces the previous listener; {} removes it.
+  void set_listener(lock_listener listener) { detail::set_listener(*impl_, std::move(listener)); }
+  // Called when someone asks the holder to release (revoke.hpp). Replaces the previous handler.
+  void set_revocation_handler(revocation_handler handler) {
+    detail::set_revocation_handler(*impl_, std::move(handler));
+  }
+  // Emits terminal cancellation when the lock is lost. Bind it to the guarded work, e.g.
+  //   asio::co_spawn(ex, work(), asio::bind_cancellation_slot(l.lost_slot(), asio::detached));
+  // One slot per lock object (a slot holds one handler at a time); valid while the lock object lives.
+  [[nodiscard]] asio::cancellation_slot lost_slot() noexcept { return detail::lost_slot_of(*impl_); }
+
+ private:
+  friend class read_write_lock;
+  explicit lock(detail::lock_ptr impl) : impl_(std::move(impl)) {}
+
+  detail::lock_ptr impl_;
+};
+
+// A shared read/write lock on one directory: readers share it, a writer excludes everyone; later readers queue
+// behind an earlier writer (no writer starvation). Node names `__READ__`/`__WRIT__` (Curator) or
+// `__rlock__`/`__lock__` (Kazoo, lock_options::name_format). Asking for the write side while this object's read
+// side holds or awaits fails with lock_errc::upgrade_not_allowed; taking the read side while holding the write
+// side is allowed (our own writer does not block our reader). Thread safety, lifetime: as lock.
+class read_write_lock {
+ public:
+  read_write_lock(client& c, std::string directory, lock_options options = {});
+
+  [[nodiscard]] lock& read_lock() noexcept { return read_; }
+  [[nodiscard]] lock& write_lock() noexcept { return write_; }
+
+ private:
+  lock read_;
+  lock write_;
+};
+
+}  // namespace zkwire::recipes

@@ -1,0 +1,9 @@
+#pragma once
+// All of the lock recipes: exclusive and read/write locks (lock.hpp), revocation (revoke.hpp), introspection
+// (contenders.hpp), node names (node_name.hpp) and errors (errors.hpp).
+
+#include "zkwire/recipes/contenders.hpp"
+#include "zkwire/recipes/errors.hpp"
+#include "zkwire/recipes/lock.hpp"
+#include "zkwire/recipes/node_name.hpp"
+#include "zkwire/recipes/revoke.hpp"

@@ -1,0 +1,258 @@
+// The acquire task of zkwire::recipes::lock: create our node (pipelined with the first listing), recover a create
+// whose reply was lost, wait on exactly one blocker at a time, and clean up whenever the caller got an answer
+// other than "held" (timeout, cancellation, error).
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/use_awaitable.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lock_impl.hpp"
+
+namespace zkwire::recipes::detail {
+namespace {
+
+constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
+
+std::string child_path(const std::string& directory, const std::string& name) {
+  return directory == "/" ? "/" + name : directory + "/" + name;
+}
+
+// Whom `ours` must wait for in a sorted listing: nothing (we hold), or the one contender to watch. Exclusive and
+// write: the contender right before us. Read: the closest earlier contender that is not a reader (our own
+// writer excepted: holding the write side, we may take the read side).
+struct position {
+  bool found = false;                  // our node is in the listing
+  std::optional<std::string> blocker;  // the child to watch
+};
+
+position find_position(const std::vector<node_name>& sorted, const std::string& ours, lock_kind kind,
+                       const std::string& own_writer) {
+  position p;
+  std::optional<std::string> previous;
+  std::optional<std::string> previous_non_reader;
+  for (const auto& n : sorted) {
+    if (!n.is_contender()) break;  // foreign siblings sort last and never block
+    if (n.name == ours) {
+      p.found = true;
+      p.blocker = kind == lock_kind::read ? previous_non_reader : previous;
+      return p;
+    }
+    previous = n.name;
+    if (n.kind != contender_kind::read && n.name != own_writer) previous_non_reader = n.name;
+  }
+  return p;
+}
+
+// After a create whose outcome is unknown: our node, if the create happened in the current session.
+struct recovery {
+  std::error_code error;  // the session ended (or an unexpected error)
+  std::optional<owned_node> node;
+  bool other_session = false;  // a node with our prefix exists but belongs to an earlier session
+};
+
+asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, std::string prefix) {
+  for (;;) {
+    auto connected = wait_connected(link);
+    if (auto ec = co_await std::move(connected)) co_return recovery{ec, std::nullopt, false};
+    client* c = link->get();
+    if (c == nullptr) co_return recovery{make_error_code(client_error::closed), std::nullopt, false};
+    // sync: the server we list from may be a follower that has not yet applied the create we are looking for.
+    auto synced = c->async_sync(directory, tuple_awaitable);
+    auto [sync_ec] = co_await std::move(synced);
+    if (is_connection_loss(sync_ec)) continue;
+    if (sync_ec == server_error::no_node) co_return recovery{};
+    if (sync_ec) co_return recovery{sync_ec, std::nullopt, false};
+    c = link->get();
+    if (c == nullptr) co_return recovery{make_error_code(client_error::closed), std::nullopt, false};
+    auto listing = c->async_get_children(directory, tuple_awaitable);
+    auto [list_ec, listed] = co_await std::move(listing);
+    if (is_connection_loss(list_ec)) continue;
+    if (list_ec == server_error::no_node) co_return recovery{};
+    if (list_ec) co_return recovery{list_ec, std::nullopt, false};
+    const std::string* mine = nullptr;
+    for (const auto& child : listed.children) {
+      if (has_prefix_and_sequence(child, prefix)) mine = &child;
+    }
+    if (mine == nullptr) co_return recovery{};
+    const std::string name = *mine;
+    c = link->get();
+    if (c == nullptr) co_return recovery{make_error_code(client_error::closed), std::nullopt, false};
+    const std::int64_t session = c->session_id();
+    auto lookup = c->async_exists(child_path(directory, name), tuple_awaitable);
+    auto [exists_ec, st] = co_await std::move(lookup);
+    if (is_connection_loss(exists_ec)) continue;
+    if (exists_ec) co_return recovery{exists_ec, std::nullopt, false};
+    if (!st) co_return recovery{};
+    // Adopt only a node of the session we run now (a dying earlier session's node may still be listed).
+    if (st->ephemeral_owner != session) co_return recovery{{}, std::nullopt, true};
+    co_return recovery{{}, owned_node{child_path(directory, name), name, st->czxid, session}, false};
+  }
+}
+
+class acquire_task {
+ public:
+  acquire_task(std::shared_ptr<lock_impl> self, std::shared_ptr<attempt> a)
+      : self_(std::move(self)), a_(std::move(a)), link_(self_->link()), dir_(self_->directory()) {
+    new_guid();
+  }
+  ~acquire_task() = default;
+  acquire_task(const acquire_task&) = delete;
+  acquire_task& operator=(const acquire_task&) = delete;
+  acquire_task(acquire_task&&) = delete;
+  acquire_task& operator=(acquire_task&&) = delete;
+
+  asio::awaitable<void> run() {
+    const std::error_code failure = co_await acquire();
+    if (failure) self_->give_up(a_, failure);
+    // Not held (or held too late: the caller gave up meanwhile): nothing may be left behind.
+    if (node_) {
+      auto cleanup = delete_until_gone(link_, node_->path);
+      co_await std::move(cleanup);
+    }
+  }
+
+ private:
+  void new_guid() {
+    prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
+  }
+
+  // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
+  // up), or an error ends the acquire.
+  asio::awaitable<std::error_code> acquire() {
+    std::optional<std::vector<std::string>> children;
+    for (;;) {
+      if (a_->abandoned) co_return std::error_code{};
+      if (link_->get() == nullptr) co_return make_error_code(client_error::closed);
+      if (!node_) {
+        auto created = co_await create_node();
+        if (created.error) co_return created.error;
+        if (!node_) continue;  // retry (directory recreated, unknown outcome resolved as "not created", new guid)
+        children = std::move(created.children);
+        continue;  // re-check abandonment before using the node
+      }
+      if (!children) {
+        client* c = link_->get();
+        if (c == nullptr) co_return make_error_code(client_error::closed);
+        auto listing = c->async_get_children(dir_, tuple_awaitable);
+        auto [ec, listed] = co_await std::move(listing);
+        if (is_connection_loss(ec)) {
+          auto connected = wait_connected(link_);
+          if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+          continue;
+        }
+        if (ec == server_error::no_node) {  // the directory (and so our node) is gone
+          forget_node();
+          continue;
+        }
+        if (ec) co_return ec;
+        children = std::move(listed.children);
+      }
+      const auto sorted = sort_in_lock_order(*children);
+      children.reset();
+      const auto pos = find_position(sorted, node_->name, self_->kind(), self_->sibling_held_node());
+      if (!pos.found) {  // deleted by someone else, or our session ended: start over
+        forget_node();
+        continue;
+      }
+      if (!pos.blocker) {
+        if (self_->grant(a_, *node_)) node_.reset();  // the lock owns it now
+        co_return std::error_code{};
+      }
+      if (a_->try_once) co_return make_error_code(lock_errc::timeout);
+      if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
+    }
+  }
+
+  struct create_outcome {
+    std::error_code error;
+    std::optional<std::vector<std::string>> children;
+  };
+
+  asio::awaitable<create_outcome> create_node() {
+    create_options options;
+    options.mode = create_mode::ephemeral_sequential;
+    options.acl = self_->options().acl;
+    auto pipelined = create_and_list(link_, child_path(dir_, prefix_), self_->options().data, options, dir_);
+    auto r = co_await std::move(pipelined);
+    if (!r.create_error) {
+      node_ = owned_node{r.created.path, r.created.path.substr(r.created.path.rfind('/') + 1), r.created.stat.czxid,
+                         r.created.stat.ephemeral_owner};
+      create_outcome out;
+      if (!r.list_error) out.children = std::move(r.listed.children);
+      co_return out;
+    }
+    if (r.create_error == server_error::no_node) {
+      // The directory is missing, or was reaped (an empty container) since we made it: make it again.
+      auto ensure = ensure_directory(link_, dir_, self_->options().acl);
+      const std::error_code ensured = co_await std::move(ensure);
+      co_return create_outcome{ensured, std::nullopt};
+    }
+    if (is_connection_loss(r.create_error)) {
+      auto search = find_own_node(link_, dir_, prefix_);
+      auto found = co_await std::move(search);
+      if (found.error) co_return create_outcome{found.error, std::nullopt};
+      if (found.node) node_ = std::move(found.node);
+      if (found.other_session) new_guid();  // that node dies with its session; never reuse its prefix
+      co_return create_outcome{};
+    }
+    co_return create_outcome{r.create_error, std::nullopt};
+  }
+
+  // Watches `blocker` and waits until it changes or the caller gives up. Empty error: list again.
+  asio::awaitable<std::error_code> wait_for(const std::string& blocker) {
+    client* c = link_->get();
+    if (c == nullptr) co_return make_error_code(client_error::closed);
+    // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
+    // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
+    // awaits a named awaitable for the same reason.
+    watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_),
+                                weak_attempt = std::weak_ptr<attempt>(a_)](const watch_event& e) {
+      auto a = weak_attempt.lock();
+      if (!a) return;
+      if (!e.error) {
+        if (auto self = weak_self.lock()) self->count_wakeup();
+      }
+      a->wake.set();
+    };
+    auto watched_get = c->async_get(child_path(dir_, blocker), std::move(on_change), tuple_awaitable);
+    auto [ec, unused] = co_await std::move(watched_get);
+    if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
+    if (is_connection_loss(ec)) {
+      auto connected = wait_connected(link_);
+      const std::error_code wait_ec = co_await std::move(connected);
+      co_return wait_ec;
+    }
+    if (ec) co_return ec;
+    co_await a_->wake.wait();
+    co_return std::error_code{};
+  }
+
+  void forget_node() {
+    node_.reset();
+    new_guid();
+  }
+
+  std::shared_ptr<lock_impl> self_;
+  std::shared_ptr<attempt> a_;
+  link_ptr link_;
+  std::string dir_;
+  std::string prefix_;
+  std::optional<owned_node> node_;
+};
+
+}  // namespace
+
+void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a) {
+  auto task = std::make_shared<acquire_task>(impl, a);
+  asio::co_spawn(
+      impl->executor(),
+      [](std::shared_ptr<acquire_task> t) -> asio::awaitable<void> { co_await t->run(); }(std::move(task)),
+      asio::detached);
+}
+
+}  // namespace zkwire::recipes::detail

@@ -1,0 +1,111 @@
+#include "client_ops.hpp"
+
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+#include <utility>
+
+#include "wake_event.hpp"
+
+namespace zkwire::recipes::detail {
+namespace {
+
+constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? std::string("/") : path.substr(0, slash);
+}
+
+}  // namespace
+
+asio::awaitable<std::error_code> wait_connected(link_ptr link) {
+  for (;;) {
+    client* c = link->get();
+    if (c == nullptr) co_return make_error_code(client_error::closed);
+    auto connect = c->async_connect(tuple_awaitable);
+    auto [ec] = co_await std::move(connect);
+    if (!ec) co_return std::error_code{};
+    // The client keeps trying after a connect timeout; keep waiting as long as the session may come back.
+    if (ec == client_errc::connect_timeout) continue;
+    co_return ec;
+  }
+}
+
+asio::awaitable<void> delete_until_gone(link_ptr link, std::string path) {
+  for (;;) {
+    client* c = link->get();
+    if (c == nullptr) co_return;
+    auto remove = c->async_remove(path, any_version, tuple_awaitable);
+    auto [ec] = co_await std::move(remove);
+    if (!is_connection_loss(ec)) co_return;  // deleted, already gone, or the session ended (it deletes it too)
+    auto connected = wait_connected(link);
+    if (co_await std::move(connected)) co_return;
+  }
+}
+
+asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string directory, std::vector<acl> acl) {
+  create_options options;
+  options.mode = create_mode::container;
+  options.acl = std::move(acl);
+  // Bottom-up, so we need no permission on ancestors that exist: create the deepest missing one first after
+  // learning (NONODE) which parents are missing.
+  std::vector<std::string> pending{std::move(directory)};
+  while (!pending.empty()) {
+    client* c = link->get();
+    if (c == nullptr) co_return make_error_code(client_error::closed);
+    if (pending.back() == "/") {
+      pending.pop_back();
+      continue;
+    }
+    auto create = c->async_create(pending.back(), "", options, tuple_awaitable);
+    auto [ec, created] = co_await std::move(create);
+    if (!ec || ec == server_error::node_exists) {
+      pending.pop_back();
+    } else if (ec == server_error::no_node) {
+      pending.push_back(parent_of(pending.back()));
+    } else if (is_connection_loss(ec)) {
+      auto connected = wait_connected(link);
+      if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+    } else {
+      co_return ec;
+    }
+  }
+  co_return std::error_code{};
+}
+
+asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
+                                                        create_options options, std::string directory) {
+  struct join {
+    explicit join(const asio::any_io_executor& executor) : done(executor) {}
+    create_and_list_result result;
+    int remaining = 2;
+    wake_event done;
+    void arrive() {
+      if (--remaining == 0) done.set();
+    }
+  };
+  const asio::any_io_executor executor = co_await asio::this_coro::executor;
+  auto state = std::make_shared<join>(executor);
+  client* c = link->get();
+  if (c == nullptr) {
+    state->result.create_error = make_error_code(client_error::closed);
+    state->result.list_error = state->result.create_error;
+    co_return std::move(state->result);
+  }
+  c->async_create(std::move(path), std::move(data), options, [state](std::error_code ec, create_result r) {
+    state->result.create_error = ec;
+    state->result.created = std::move(r);
+    state->arrive();
+  });
+  c->async_get_children(std::move(directory), [state](std::error_code ec, children_result r) {
+    state->result.list_error = ec;
+    state->result.listed = std::move(r);
+    state->arrive();
+  });
+  auto both_replied = state->done.wait();
+  co_await std::move(both_replied);
+  co_return std::move(state->result);
+}
+
+}  // namespace zkwire::recipes::detail

@@ -1,0 +1,46 @@
+#pragma once
+// Awaitable building blocks over the public client API for the lock recipes: waiting for the connection, deleting
+// a node until it is surely gone, creating a directory with container parents, and the pipelined create + list.
+// Each takes a client_link, so a coroutine resuming after the client was destroyed never touches it.
+
+#include <asio/awaitable.hpp>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zkwire/client/client.hpp"
+
+namespace zkwire::recipes::detail {
+
+// The client a lock uses, and whether it is gone (destroyed or closed): then nothing may touch it.
+struct client_link {
+  client* target = nullptr;
+  bool gone = false;
+  [[nodiscard]] client* get() const noexcept { return gone ? nullptr : target; }
+};
+using link_ptr = std::shared_ptr<client_link>;
+
+// Until the client is connected: an empty error, or why it never will be (the session ended, client gone).
+asio::awaitable<std::error_code> wait_connected(link_ptr link);
+
+// Deletes `path`, retrying across reconnects, until it succeeded, the node is gone, or the session ended (which
+// deletes an ephemeral node too).
+asio::awaitable<void> delete_until_gone(link_ptr link, std::string path);
+
+// Creates `directory` and its missing parents as containers (existing ones are fine), retrying across reconnects.
+asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string directory, std::vector<acl> acl);
+
+struct create_and_list_result {
+  std::error_code create_error;
+  create_result created;
+  std::error_code list_error;
+  children_result listed;
+};
+
+// Sends the create and a getChildren of `directory` back to back (one round trip: the session applies them in
+// order, so the list includes the new node) and waits for both replies.
+asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
+                                                        create_options options, std::string directory);
+
+}  // namespace zkwire::recipes::detail

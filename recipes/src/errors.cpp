@@ -1,0 +1,39 @@
+#include "zkwire/recipes/errors.hpp"
+
+#include <string>
+
+namespace zkwire::recipes {
+namespace {
+
+class recipes_category_impl final : public std::error_category {
+ public:
+  [[nodiscard]] const char* name() const noexcept override { return "zkwire.recipes"; }
+  [[nodiscard]] std::string message(int value) const override {
+    switch (static_cast<lock_errc>(value)) {
+      case lock_errc::timeout:
+        return "the lock was not acquired in time (another contender holds it)";
+      case lock_errc::lock_lost:
+        return "the lock was lost: another client may hold it now";
+      case lock_errc::not_held:
+        return "the lock is not held by this lock object";
+      case lock_errc::upgrade_not_allowed:
+        return "cannot take the write lock while holding the read lock of the same object (release it first)";
+      case lock_errc::acquire_in_progress:
+        return "an acquire of this lock object is already pending";
+      case lock_errc::safety_margin_passed:
+        return "no server answer within the session timeout minus the safety margin";
+      case lock_errc::session_changed:
+        return "the client runs another session than the one that owns the lock node";
+    }
+    return "unknown zkwire.recipes error " + std::to_string(value);
+  }
+};
+
+}  // namespace
+
+const std::error_category& recipes_category() noexcept {
+  static const recipes_category_impl category;
+  return category;
+}
+
+}  // namespace zkwire::recipes

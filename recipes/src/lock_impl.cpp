@@ -1,0 +1,380 @@
+#include "lock_impl.hpp"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <utility>
+#include <vector>
+
+#include "zkwire/recipes/revoke.hpp"
+
+namespace zkwire::recipes::detail {
+
+lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
+    : link_(std::make_shared<client_link>(client_link{&c, false})),
+      executor_(c.get_executor()),
+      directory_(std::move(directory)),
+      kind_(kind),
+      options_(std::move(options)),
+      margin_timer_(executor_) {
+  if (options_.data.empty()) options_.data = default_lock_data();
+}
+
+lock_impl::~lock_impl() {
+  if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
+}
+
+void lock_impl::observe_session() {
+  observer_ = link_->target->add_state_observer(
+      [weak = std::weak_ptr<lock_impl>(shared_from_this()), link = link_](const state_event& e) {
+        // A closed client (closed session, or the client object being destroyed) must not be touched again.
+        if (e.to == session_state::closed) link->gone = true;
+        if (auto self = weak.lock()) self->on_session(e);
+      });
+}
+
+// --- acquire ---
+
+std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  std::error_code refuse;
+  if (state_ == lock_state::held || state_ == lock_state::uncertain) {
+    ++holds_;  // reentrant
+  } else if (state_ == lock_state::lost) {
+    refuse = lock_errc::lock_lost;
+  } else if (current_) {
+    refuse = lock_errc::acquire_in_progress;
+  } else if (auto sibling = sibling_.lock(); sibling && kind_ == lock_kind::write && sibling->busy()) {
+    refuse = lock_errc::upgrade_not_allowed;
+  } else if (link_->get() == nullptr) {
+    refuse = client_error::closed;
+  } else {
+    auto a = std::make_shared<attempt>(executor_);
+    a->id = id;
+    a->done = std::move(done);
+    a->try_once = timeout.count() == 0;
+    current_ = a;
+    if (timeout.count() > 0) {
+      a->deadline.expires_after(timeout);
+      a->deadline.async_wait([weak = std::weak_ptr<lock_impl>(shared_from_this()), a](std::error_code ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) self->give_up(a, lock_errc::timeout);
+      });
+    }
+    set_state(lock_state::acquiring, {});
+    spawn_acquire(shared_from_this(), a);
+    return id;
+  }
+  done->complete(refuse);
+  return id;
+}
+
+void lock_impl::cancel_acquire(std::uint64_t id) {
+  if (current_ && current_->id == id) give_up(current_, client_error::cancelled);
+}
+
+void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
+  if (a->done) {
+    auto done = std::move(a->done);
+    done->complete(ec);
+  }
+  a->abandoned = true;
+  a->deadline.cancel();
+  a->wake.set();
+  if (current_ == a) {
+    current_.reset();
+    set_state(lock_state::released, ec);
+  }
+}
+
+bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node) {
+  if (a->abandoned || current_ != a) return false;
+  current_.reset();
+  a->deadline.cancel();
+  node_ = node;
+  holds_ = 1;
+  ++generation_;
+  own_watch_armed_ = false;
+  revocation_seen_mzxid_ = 0;
+  set_state(lock_state::held, {});
+  auto done = std::move(a->done);
+  a->abandoned = true;
+  done->complete({});
+  // The own-node watch (loss on deletion, revocation) is sent from a handler posted behind the caller's: nothing
+  // waits for it, and a caller that releases at once (a short critical section) sends no getData at all. A deletion
+  // before it is sent is still seen: the getData then fails with no_node.
+  asio::post(executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this()), generation = generation_] {
+    auto self = weak.lock();
+    if (self && self->generation_ == generation && !self->own_watch_armed_) self->watch_own_node(generation);
+  });
+  arm_margin_timer(generation_);
+  // The session may have changed state since the listing that granted us (the task resumes in a posted handler,
+  // and on_session ignored the change while acquiring): catch up, or we would report `held` on a broken
+  // connection, or on a session that ended, and never check again after the reconnect.
+  if (client* c = link_->get(); c == nullptr) {
+    on_lost(client_error::closed);
+  } else if (const auto now = c->state();
+             now != session_state::connected && now != session_state::connected_read_only) {
+    on_session(state_event{
+        now, now,
+        now == session_state::suspended ? make_error_code(client_error::connection_loss) : std::error_code()});
+  }
+  return true;
+}
+
+std::string lock_impl::sibling_held_node() const {
+  auto sibling = sibling_.lock();
+  if (!sibling || !sibling->node_) return {};
+  const auto s = sibling->state_;
+  return s == lock_state::held || s == lock_state::uncertain ? sibling->node_->name : std::string();
+}
+
+// --- holding ---
+
+void lock_impl::set_state(lock_state to, std::error_code reason) {
+  const auto from = state_;
+  if (from == to) return;
+  state_ = to;
+  if (listener_) {
+    const auto listener = listener_;  // it may replace itself
+    listener(lock_event{from, to, reason});
+  }
+}
+
+void lock_impl::watch_own_node(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr || !node_) return;
+  own_watch_armed_ = true;
+  auto weak = std::weak_ptr<lock_impl>(shared_from_this());
+  c->async_get(
+      node_->path,
+      [weak, generation](const watch_event& e) {
+        auto self = weak.lock();
+        if (!self || self->generation_ != generation) return;
+        self->own_watch_armed_ = false;
+        if (e.error) {
+          self->on_lost(e.error);
+        } else if (e.type == event_type::node_deleted) {
+          self->on_lost(server_error::no_node);
+        } else if (e.type == event_type::node_data_changed) {
+          self->watch_own_node(generation);  // reads the new data (a revocation request?) and watches again
+        }
+      },
+      [weak, generation](std::error_code ec, const get_result& r) {
+        auto self = weak.lock();
+        if (!self || self->generation_ != generation) return;
+        if (ec) {
+          self->own_watch_armed_ = false;
+          // Connection loss: verify_after_reconnect watches again.
+          if (ec == server_error::no_node) self->on_lost(ec);
+          if (is_session_fatal(ec)) self->on_lost(ec);
+          return;
+        }
+        if (is_revoke_request(r.data) && r.stat.mzxid != self->revocation_seen_mzxid_) {
+          self->revocation_seen_mzxid_ = r.stat.mzxid;
+          if (self->revocation_) {
+            const auto handler = self->revocation_;
+            handler(r.data);
+          }
+        }
+      });
+}
+
+void lock_impl::on_session(const state_event& e) {
+  switch (e.to) {
+    case session_state::suspended:
+      if (state_ == lock_state::held) set_state(lock_state::uncertain, e.reason);
+      break;
+    case session_state::connected:
+    case session_state::connected_read_only:
+      if (state_ == lock_state::uncertain) verify_after_reconnect(generation_);
+      break;
+    case session_state::lost:
+    case session_state::expired:
+    case session_state::auth_failed:
+    case session_state::closed:
+      on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
+      break;
+    default:
+      break;
+  }
+}
+
+void lock_impl::verify_after_reconnect(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr || !node_) return;
+  if (c->session_id() != node_->session) {
+    on_lost(lock_errc::session_changed);
+    return;
+  }
+  c->async_exists(node_->path, [weak = std::weak_ptr<lock_impl>(shared_from_this()), generation](
+                                   std::error_code ec, const std::optional<zkwire::stat>& st) {
+    auto self = weak.lock();
+    if (!self || self->generation_ != generation || self->state_ != lock_state::uncertain) return;
+    if (ec) {
+      if (!is_connection_loss(ec)) self->on_lost(ec);
+      return;  // connection loss: the next reconnect verifies again
+    }
+    if (!st) {
+      self->on_lost(server_error::no_node);
+    } else if (st->ephemeral_owner != self->node_->session) {
+      self->on_lost(lock_errc::session_changed);
+    } else {
+      self->set_state(lock_state::held, {});
+      if (!self->own_watch_armed_) self->watch_own_node(generation);
+    }
+  });
+}
+
+std::chrono::milliseconds lock_impl::safety_margin() const {
+  if (options_.safety_margin) return *options_.safety_margin;
+  client* c = link_->get();
+  return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
+}
+
+void lock_impl::arm_margin_timer(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr) return;
+  const auto last = c->last_answered_send_time().value_or(std::chrono::steady_clock::now());
+  const auto deadline = last + c->session_timeout() - safety_margin();
+  if (std::chrono::steady_clock::now() >= deadline) {
+    on_lost(lock_errc::safety_margin_passed);
+    return;
+  }
+  margin_timer_.expires_at(deadline);
+  margin_timer_.async_wait([weak = std::weak_ptr<lock_impl>(shared_from_this()), generation](std::error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self || self->generation_ != generation) return;
+    if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
+    self->arm_margin_timer(generation);  // a later answer moved the deadline, or it has passed
+  });
+}
+
+void lock_impl::on_lost(std::error_code reason) {
+  if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
+  ++generation_;
+  margin_timer_.cancel();
+  set_state(lock_state::lost, reason);
+  lost_signal_.emit(asio::cancellation_type::terminal);
+  complete_all(lost_waiters_, lock_errc::lock_lost);
+  // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
+  if (node_ && reason != server_error::no_node) {
+    asio::co_spawn(executor_, delete_until_gone(link_, node_->path), asio::detached);
+  }
+}
+
+template <class... Args>
+void lock_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<completion<Args...>>>& waiters,
+                             std::error_code ec) {
+  auto all = std::move(waiters);
+  waiters.clear();
+  for (auto& [id, done] : all) done->complete(ec);
+}
+
+// --- release ---
+
+void lock_impl::end_hold() {
+  ++generation_;
+  margin_timer_.cancel();
+  holds_ = 0;
+  node_.reset();
+  set_state(lock_state::released, {});
+}
+
+std::uint64_t lock_impl::start_release(std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  if (state_ == lock_state::lost) {
+    end_hold();  // the node's deletion was started when the lock was lost
+    done->complete(lock_errc::lock_lost);
+    return id;
+  }
+  if (holds_ == 0) {
+    done->complete(lock_errc::not_held);
+    return id;
+  }
+  if (--holds_ > 0) {
+    done->complete({});
+    return id;
+  }
+  const std::string path = node_->path;
+  end_hold();
+  complete_all(lost_waiters_, lock_errc::not_held);
+  releases_.emplace(id, std::move(done));
+  asio::co_spawn(executor_, release_task(shared_from_this(), path, id), asio::detached);
+  return id;
+}
+
+asio::awaitable<void> lock_impl::release_task(std::shared_ptr<lock_impl> self, std::string node_path,
+                                              std::uint64_t release_id) {
+  auto cleanup = delete_until_gone(self->link_, std::move(node_path));
+  co_await std::move(cleanup);
+  if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
+    auto release_done = std::move(it->second);
+    self->releases_.erase(it);
+    release_done->complete({});
+  }
+}
+
+void lock_impl::cancel_release(std::uint64_t id) {
+  if (auto it = releases_.find(id); it != releases_.end()) {
+    auto done = std::move(it->second);
+    releases_.erase(it);
+    done->complete(client_error::cancelled);
+  }
+}
+
+std::uint64_t lock_impl::start_wait_lost(std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  if (state_ == lock_state::lost) {
+    done->complete(lock_errc::lock_lost);
+  } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
+    done->complete(lock_errc::not_held);
+  } else {
+    lost_waiters_.emplace(id, std::move(done));
+  }
+  return id;
+}
+
+void lock_impl::cancel_wait_lost(std::uint64_t id) {
+  if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
+    auto done = std::move(it->second);
+    lost_waiters_.erase(it);
+    done->complete(client_error::cancelled);
+  }
+}
+
+void lock_impl::start_guarded_multi(std::vector<multi_op> ops,
+                                    std::unique_ptr<completion<std::vector<op_result>>> done) {
+  client* c = link_->get();
+  if ((state_ != lock_state::held && state_ != lock_state::uncertain) || !node_ || c == nullptr) {
+    done->complete(lock_errc::not_held, {});
+    return;
+  }
+  ops.insert(ops.begin(), zkwire::ops::check(node_->path, any_version));
+  c->async_multi(std::move(ops), [done = std::move(done)](std::error_code ec, std::vector<op_result> results) mutable {
+    if (ec && !results.empty() && results.front().error) {
+      done->complete(lock_errc::lock_lost, {});  // the check failed: our node is gone, nothing was applied
+      return;
+    }
+    if (!results.empty()) results.erase(results.begin());
+    done->complete(ec, std::move(results));
+  });
+}
+
+// --- the lock object goes away ---
+
+void lock_impl::abandon() noexcept {
+  try {
+    if (current_) give_up(current_, client_error::cancelled);
+    if (state_ == lock_state::held || state_ == lock_state::uncertain) {
+      holds_ = 1;
+      start_release(make_completion<>([](std::error_code) {}, executor_));
+    }
+    listener_ = nullptr;
+    revocation_ = nullptr;
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the session's end cleans up
+  }
+}
+
+}  // namespace zkwire::recipes::detail

@@ -1,0 +1,136 @@
+#pragma once
+// The state behind zkwire::recipes::lock: what is held, the pending acquire, the monitoring of a held lock
+// (own-node watch, session observer, safety-margin timer) and release. The acquire task itself is in acquire.cpp.
+// Everything runs on the client's executor.
+
+#include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include "client_ops.hpp"
+#include "wake_event.hpp"
+#include "zkwire/recipes/lock.hpp"
+
+namespace zkwire::recipes::detail {
+
+// Our node in the lock directory.
+struct owned_node {
+  std::string path;  // full client path
+  std::string name;  // child name
+  std::int64_t czxid = 0;
+  std::int64_t session = 0;  // its ephemeralOwner
+};
+
+// One call of async_acquire, shared by the lock and the task running it: the task outlives the call when it has
+// to clean up after a timeout or cancellation.
+struct attempt {
+  explicit attempt(const asio::any_io_executor& executor) : wake(executor), deadline(executor) {}
+  std::uint64_t id = 0;
+  std::unique_ptr<completion<>> done;  // the caller's handler, until completed
+  bool abandoned = false;              // the caller got its answer (or gave up): clean up and stop
+  bool try_once = false;               // timeout 0
+  wake_event wake;                     // a watched blocker changed, or the caller gave up
+  asio::steady_timer deadline;
+};
+
+class lock_impl : public std::enable_shared_from_this<lock_impl> {
+ public:
+  lock_impl(client& c, std::string directory, lock_kind kind, lock_options options);
+  ~lock_impl();
+  lock_impl(const lock_impl&) = delete;
+  lock_impl& operator=(const lock_impl&) = delete;
+  lock_impl(lock_impl&&) = delete;
+  lock_impl& operator=(lock_impl&&) = delete;
+
+  // Registers the session observer (needs shared_from_this, so not in the constructor).
+  void observe_session();
+
+  // --- used by the public functions ---
+  std::uint64_t start_acquire(std::chrono::milliseconds timeout, std::unique_ptr<completion<>> done);
+  void cancel_acquire(std::uint64_t id);
+  std::uint64_t start_release(std::unique_ptr<completion<>> done);
+  void cancel_release(std::uint64_t id);
+  std::uint64_t start_wait_lost(std::unique_ptr<completion<>> done);
+  void cancel_wait_lost(std::uint64_t id);
+  void start_guarded_multi(std::vector<multi_op> ops, std::unique_ptr<completion<std::vector<op_result>>> done);
+  void abandon() noexcept;
+
+  // --- used by the acquire task ---
+  // The caller of `a` gets `ec` (if it has not had an answer yet); the task is told to clean up and stop.
+  void give_up(const std::shared_ptr<attempt>& a, std::error_code ec);
+  // We hold the lock with `node`. False if the caller already gave up (then the task deletes the node).
+  bool grant(const std::shared_ptr<attempt>& a, const owned_node& node);
+  // The node name of the other side of a read_write_lock while it holds (our own writer does not block our
+  // reader); "" otherwise.
+  [[nodiscard]] std::string sibling_held_node() const;
+  void count_wakeup() noexcept { ++wakeups_; }
+
+  // --- observers ---
+  [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
+  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
+  [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
+  [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
+  [[nodiscard]] const lock_options& options() const noexcept { return options_; }
+  [[nodiscard]] lock_state state() const noexcept { return state_; }
+  [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
+  [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
+  [[nodiscard]] std::uint64_t wakeups() const noexcept { return wakeups_; }
+  [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
+  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
+  void set_revocation_handler(revocation_handler handler) { revocation_ = std::move(handler); }
+  asio::cancellation_slot lost_slot() noexcept { return lost_signal_.slot(); }
+  void link_sibling(const std::shared_ptr<lock_impl>& sibling) { sibling_ = sibling; }
+
+ private:
+  void set_state(lock_state to, std::error_code reason);
+  void on_session(const state_event& e);
+  void on_lost(std::error_code reason);
+  void end_hold();
+  static asio::awaitable<void> release_task(std::shared_ptr<lock_impl> self, std::string node_path,
+                                            std::uint64_t release_id);
+  void watch_own_node(std::uint64_t generation);
+  void verify_after_reconnect(std::uint64_t generation);
+  void arm_margin_timer(std::uint64_t generation);
+  [[nodiscard]] std::chrono::milliseconds safety_margin() const;
+  template <class... Args>
+  static void complete_all(std::map<std::uint64_t, std::unique_ptr<completion<Args...>>>& waiters, std::error_code ec);
+
+  link_ptr link_;
+  asio::any_io_executor executor_;
+  std::uint64_t observer_ = 0;
+  std::string directory_;
+  lock_kind kind_;
+  lock_options options_;
+  std::weak_ptr<lock_impl> sibling_;
+
+  lock_state state_ = lock_state::released;
+  std::size_t holds_ = 0;
+  std::optional<owned_node> node_;
+  // Bumped whenever a hold starts or ends, so callbacks of an earlier hold recognise they are stale.
+  std::uint64_t generation_ = 0;
+  bool own_watch_armed_ = false;
+  std::int64_t revocation_seen_mzxid_ = 0;
+  asio::steady_timer margin_timer_;
+
+  std::shared_ptr<attempt> current_;
+  std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;
+  std::map<std::uint64_t, std::unique_ptr<completion<>>> lost_waiters_;
+  asio::cancellation_signal lost_signal_;
+  lock_listener listener_;
+  revocation_handler revocation_;
+  std::uint64_t next_id_ = 1;
+  std::uint64_t wakeups_ = 0;
+};
+
+// The acquire task (acquire.cpp), spawned by start_acquire.
+void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a);
+
+}  // namespace zkwire::recipes::detail

@@ -1,0 +1,499 @@
+// `zkwire lock`, `zkwire locks` and `zkwire revoke` (shared/CLI.md) against a real ZooKeeper server: the built
+// binary runs as a subprocess. Mutual exclusion is checked by an oracle that does not trust the lock: the command
+// does a non-atomic read-sleep-write of a counter file (an overlap loses an update), marks "inside" with mkdir
+// (fails when another holder is inside) and appends its fencing token (must grow from holder to holder). Kazoo's
+// Lock (Debian's python3-kazoo, run with /usr/bin/python3) contends on the same path in both naming modes.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+#include "support/zk_test.hpp"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere else
+
+namespace zkwire {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A child process of the test with stdout and stderr going to files, so a long-running one needs no reader.
+class spawned {
+ public:
+  spawned(const std::vector<std::string>& argv, const std::filesystem::path& out, const std::filesystem::path& err)
+      : out_(out), err_(err) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT: posix_spawn's signature
+    args.push_back(nullptr);
+    const int rc = ::posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::system_error(rc, std::generic_category(), "posix_spawn " + argv[0]);
+  }
+  ~spawned() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  spawned(const spawned&) = delete;
+  spawned& operator=(const spawned&) = delete;
+  spawned(spawned&&) = delete;
+  spawned& operator=(spawned&&) = delete;
+
+  // The exit status (128+N for signal N) once it has exited within `limit`; else kills it and returns nullopt.
+  std::optional<int> wait(std::chrono::milliseconds limit = 60s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (pid_ > 0) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    return std::nullopt;
+  }
+  void signal(int sig) const {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+  [[nodiscard]] std::string out() const { return read_file(out_); }
+  [[nodiscard]] std::string err() const { return read_file(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::filesystem::path out_;
+  std::filesystem::path err_;
+};
+
+struct outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// The critical section of every contender: $1 is the oracle's directory (see the file comment).
+constexpr const char* critical_section = R"(d=$1
+mkdir "$d/inside" 2>/dev/null || echo "overlap: $ZKWIRE_LOCK_NODE" >> "$d/violations"
+n=$(cat "$d/counter")
+sleep 0.03
+echo $((n + 1)) > "$d/counter.$$"
+mv "$d/counter.$$" "$d/counter"
+echo "$ZKWIRE_FENCING_TOKEN zkwire" >> "$d/tokens"
+rmdir "$d/inside"
+)";
+
+class cli_lock_test : public test::standalone_test {
+ protected:
+  void SetUp() override {
+    standalone_test::SetUp();
+    files_ = std::make_unique<test::temp_dir>("zkwire-cli-lock-");
+  }
+  void TearDown() override { files_.reset(); }
+
+  [[nodiscard]] std::filesystem::path file(const std::string& name) const { return files_->path() / name; }
+
+  static std::vector<std::string> cli(std::initializer_list<std::string> args) {
+    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", connect_string(), "--connect-timeout", "20000"};
+    argv.insert(argv.end(), args);
+    return argv;
+  }
+  // Starts a process with output in fresh files.
+  std::unique_ptr<spawned> start(const std::vector<std::string>& argv) {
+    const auto n = std::to_string(next_.fetch_add(1));
+    return std::make_unique<spawned>(argv, file("out." + n), file("err." + n));
+  }
+  outcome run(const std::vector<std::string>& argv, std::chrono::milliseconds limit = 60s) {
+    auto p = start(argv);
+    const auto status = p->wait(limit);
+    EXPECT_TRUE(status.has_value()) << "did not finish in time: " << argv.back();
+    return {status.value_or(-1), p->out(), p->err()};
+  }
+  outcome zk(std::initializer_list<std::string> args) { return run(cli(args)); }
+
+  // `zkwire locks` output lines, once there are `count` of them (within 20 s).
+  std::vector<std::string> wait_for_contenders(const std::string& dir, std::size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    std::vector<std::string> lines;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const auto r = zk({"locks", dir});
+      lines = lines_of(r.out);
+      if (r.status == 0 && lines.size() == count) return lines;
+      std::this_thread::sleep_for(20ms);
+    }
+    ADD_FAILURE() << "expected " << count << " contenders in " << dir << ", have " << lines.size();
+    return lines;
+  }
+
+  // Waits until `path` exists (a command's "I am inside" marker), within 20 s.
+  static bool wait_for_file(const std::filesystem::path& path) {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (std::filesystem::exists(path)) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+
+  // A fresh oracle directory: counter 0, no violations, no tokens.
+  std::filesystem::path make_oracle(const std::string& name) {
+    const auto dir = file(name);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "counter") << "0\n";
+    std::ofstream(dir / "tokens");
+    return dir;
+  }
+  // `rounds` sequential `zkwire lock` runs of the critical section, on a thread of its own.
+  std::thread zkwire_worker(const std::string& lock_dir, const std::filesystem::path& oracle, int rounds,
+                            const std::string& naming = "curator") {
+    return std::thread([this, lock_dir, oracle, rounds, naming] {
+      for (int i = 0; i < rounds; ++i) {
+        const auto r =
+            run(cli({"lock", "--naming", naming, lock_dir, "--", "sh", "-c", critical_section, "cs", oracle.string()}));
+        EXPECT_EQ(r.status, 0) << r.err;
+      }
+    });
+  }
+  // Checks the oracle after `expected` critical sections: no lost update, no overlap, tokens growing.
+  static void check_oracle(const std::filesystem::path& oracle, int expected) {
+    EXPECT_EQ(read_file(oracle / "counter"), std::to_string(expected) + "\n") << "lost updates";
+    EXPECT_FALSE(std::filesystem::exists(oracle / "violations")) << read_file(oracle / "violations");
+    const auto tokens = lines_of(read_file(oracle / "tokens"));
+    EXPECT_EQ(tokens.size(), static_cast<std::size_t>(expected));
+    std::int64_t previous = 0;
+    for (const auto& line : tokens) {
+      const std::int64_t token = std::stoll(line);
+      EXPECT_GT(token, previous) << "fencing tokens out of order at: " << line;
+      previous = token;
+    }
+  }
+
+ private:
+  std::unique_ptr<test::temp_dir> files_;
+  std::atomic<int> next_{0};
+};
+
+TEST_F(cli_lock_test, HelpAndUsageErrors) {
+  auto r = run({ZKWIRE_CLI_PATH, "lock", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] "
+                               "PATH -- CMD [ARG...]"));
+  EXPECT_THAT(r.out, HasSubstr("ZKWIRE_FENCING_TOKEN"));
+  EXPECT_EQ(run({ZKWIRE_CLI_PATH, "locks", "--help"}).status, 0);
+  EXPECT_EQ(run({ZKWIRE_CLI_PATH, "revoke", "--help"}).status, 0);
+  // Rejected before anything is sent (no server needed).
+  for (const auto& args : std::vector<std::vector<std::string>>{{"lock", "/x", "true"},
+                                                                {"lock", "/x", "--"},
+                                                                {"lock", "--read", "--write", "/x", "--", "true"},
+                                                                {"lock", "--naming", "zookeeper", "/x", "--", "true"},
+                                                                {"lock", "--timeout", "-1", "/x", "--", "true"},
+                                                                {"lock", "x", "--", "true"},
+                                                                {"locks"},
+                                                                {"revoke", "/x/config"}}) {
+    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r = run(argv);
+    EXPECT_EQ(r.status, 2) << args.front() << " " << args.back() << ": " << r.err;
+    EXPECT_THAT(r.err, ::testing::StartsWith("zkwire: " + args.front() + ": "));
+  }
+}
+
+TEST_F(cli_lock_test, RunsTheCommandWithTheLockInItsEnvironment) {
+  const std::string dir = root() + "/a/b/job";  // missing parents are created
+  const auto r = zk(
+      {"lock", dir, "--", "sh", "-c", R"(echo "$ZKWIRE_LOCK_NODE $ZKWIRE_FENCING_TOKEN $ZKWIRE_SESSION_ID"; exit 3)"});
+  EXPECT_EQ(r.status, 3) << r.err;  // the command's own status
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_match(r.out, m, std::regex(dir + "/(_c_[0-9a-f-]{36}-lock-0000000000) ([0-9]+) 0x[0-9a-f]+\n")))
+      << r.out;
+  EXPECT_GT(std::stoll(m[2]), 0);
+  EXPECT_EQ(zk({"ls", dir}).out, "");  // released (the server may even have reaped the container directory by now)
+
+  const auto kazoo_named = zk({"lock", "--naming", "kazoo", dir, "--", "sh", "-c", R"(echo "$ZKWIRE_LOCK_NODE")"});
+  EXPECT_EQ(kazoo_named.status, 0) << kazoo_named.err;
+  EXPECT_TRUE(std::regex_match(kazoo_named.out, std::regex(dir + "/[0-9a-f]{32}__lock__[0-9]{10}\n")))
+      << kazoo_named.out;
+}
+
+TEST_F(cli_lock_test, ExitStatusOfTheCommand) {
+  const std::string dir = root();
+  EXPECT_EQ(zk({"lock", dir, "--", "true"}).status, 0);
+  EXPECT_EQ(zk({"lock", dir, "--", "sh", "-c", "exit 42"}).status, 42);
+  EXPECT_EQ(zk({"lock", dir, "--", "sh", "-c", "kill -KILL $$"}).status, 128 + SIGKILL);
+  EXPECT_EQ(zk({"lock", dir, "--", "sh", "-c", "kill -TERM $$"}).status, 128 + SIGTERM);
+  const auto missing = zk({"lock", dir, "--", "zkwire-no-such-command"});
+  EXPECT_EQ(missing.status, 127);
+  EXPECT_THAT(missing.err, HasSubstr("zkwire-no-such-command"));
+  EXPECT_EQ(zk({"ls", dir}).out, "");
+}
+
+TEST_F(cli_lock_test, TimeoutWhileAnotherProcessHoldsTheLock) {
+  const std::string dir = root();
+  const auto inside = file("holder-inside");
+  auto holder = start(cli({"lock", dir, "--", "sh", "-c", "touch \"$0\"; exec sleep 30", inside.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = zk({"lock", "--timeout", "0", dir, "--", "true"});
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("zkwire: lock: " + dir + ": "));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+
+  t0 = std::chrono::steady_clock::now();
+  r = zk({"lock", "--timeout", "0.5", dir, "--", "true"});
+  EXPECT_EQ(r.status, 75) << r.err;
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, 450ms);
+  EXPECT_LT(waited, 10s);
+
+  // The ones that gave up left nothing behind: only the holder's node.
+  EXPECT_EQ(wait_for_contenders(dir, 1).size(), 1U);
+  holder->signal(SIGTERM);  // forwarded to the command, which dies of it
+  EXPECT_EQ(holder->wait(), 128 + SIGTERM);
+  EXPECT_EQ(zk({"ls", dir}).out, "");
+}
+
+TEST_F(cli_lock_test, SignalWhileWaitingGivesUpAndDeletesTheNode) {
+  const std::string dir = root();
+  const auto inside = file("holder-inside");
+  auto holder = start(cli({"lock", dir, "--", "sh", "-c", "touch \"$0\"; exec sleep 30", inside.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+  for (const int sig : {SIGTERM, SIGINT}) {
+    auto waiter = start(cli({"lock", dir, "--", "true"}));
+    ASSERT_EQ(wait_for_contenders(dir, 2).size(), 2U);
+    waiter->signal(sig);
+    EXPECT_EQ(waiter->wait(20s), 128 + sig);
+    const auto left = wait_for_contenders(dir, 1);
+    ASSERT_EQ(left.size(), 1U);
+    EXPECT_THAT(left[0], HasSubstr("\"holder\":true"));
+  }
+  holder->signal(SIGKILL);  // zkwire dies: its command is killed with it (PR_SET_PDEATHSIG)
+  EXPECT_EQ(holder->wait(), 128 + SIGKILL);
+}
+
+TEST_F(cli_lock_test, NodeDeletedByOthersMeansLostAndTheCommandIsTerminated) {
+  const std::string dir = root();
+  const auto inside = file("inside");
+  const auto got_term = file("got-term");
+  // The command ignores SIGTERM (noting it) so that the escalation to SIGKILL is exercised too.
+  auto holder = start(cli({"lock", "--kill-after", "0.5", dir, "--", "sh", "-c",
+                           "trap 'touch \"$1\"' TERM; touch \"$0\"; while :; do sleep 0.05; done", inside.string(),
+                           got_term.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+  const auto node = zk({"ls", dir}).out;
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(zk({"rm", dir + "/" + node.substr(0, node.size() - 1)}).status, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(holder->wait(20s), 76);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  EXPECT_TRUE(wait_for_file(got_term));
+  EXPECT_THAT(holder->err(), HasSubstr("lock lost"));
+}
+
+TEST_F(cli_lock_test, SilentServerMeansLostBeforeTheSessionCanExpire) {
+  const std::string dir = root();
+  const auto inside = file("inside");
+  const auto got_term = file("got-term");
+  auto holder = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "2000", "--connect-timeout", "20000", "lock", dir,
+                       "--", "sh", "-c", "trap 'touch \"$1\"; exit 0' TERM; touch \"$0\"; while :; do sleep 0.05; done",
+                       inside.string(), got_term.string()});
+  ASSERT_TRUE(wait_for_file(inside));
+  cluster().pause(0);
+  const auto paused_at = std::chrono::steady_clock::now();
+  const bool terminated = wait_for_file(got_term);
+  const auto after = std::chrono::steady_clock::now() - paused_at;
+  cluster().resume(0);
+  ASSERT_TRUE(terminated);
+  EXPECT_LT(after, 2s) << "the command must stop before the server could expire the session";
+  EXPECT_EQ(holder->wait(30s), 76) << holder->err();
+}
+
+TEST_F(cli_lock_test, LocksListsContendersInLockOrder) {
+  const std::string dir = root();
+  EXPECT_EQ(zk({"locks", dir}).status, 1);  // no such directory
+  const auto inside = file("inside");
+  auto holder = start(cli({"lock", "--read", dir, "--", "sh", "-c", "touch \"$0\"; exec sleep 30", inside.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+  auto writer = start(cli({"lock", "--write", dir, "--", "true"}));
+  ASSERT_EQ(wait_for_contenders(dir, 2).size(), 2U);
+  auto kazoo_style = start(cli({"lock", "--naming", "kazoo", dir, "--", "true"}));
+  ASSERT_EQ(wait_for_contenders(dir, 3).size(), 3U);
+  ASSERT_EQ(zk({"create", dir + "/config", "x"}).status, 0);  // a sibling that is no lock node
+
+  const auto r = zk({"locks", dir});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 4U) << r.out;
+  const std::string session = R"("session":"0x[0-9a-f]+","ctime":[0-9]+,)";
+  EXPECT_TRUE(std::regex_match(
+      lines[0],
+      std::regex(R"(\{"node":")" + dir + R"(/_c_[0-9a-f-]{36}-__READ__0000000000","sequence":0,"kind":"read",)" +
+                 session + R"("holder":true,"data":"[^"]+:[0-9]+"\})")))
+      << lines[0];
+  EXPECT_TRUE(std::regex_match(
+      lines[1],
+      std::regex(R"(\{"node":")" + dir + R"(/_c_[0-9a-f-]{36}-__WRIT__0000000001","sequence":1,"kind":"write",)" +
+                 session + R"("holder":false,.*)")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_match(
+      lines[2],
+      std::regex(R"(\{"node":")" + dir + R"(/[0-9a-f]{32}__lock__0000000002","sequence":2,"kind":"exclusive",)" +
+                 session + R"("holder":false,.*)")))
+      << lines[2];
+  EXPECT_TRUE(std::regex_match(
+      lines[3],
+      std::regex(
+          R"(\{"node":")" + dir +
+          R"(/config","sequence":null,"kind":"foreign","session":"0x0","ctime":[0-9]+,"holder":false,"data":"x"\})")))
+      << lines[3];
+
+  holder->signal(SIGTERM);
+  EXPECT_EQ(holder->wait(), 128 + SIGTERM);
+  EXPECT_EQ(writer->wait(), 0);
+  EXPECT_EQ(kazoo_style->wait(), 0);
+  // An empty directory lists nothing (a persistent one: the server may reap an empty container at any time).
+  const std::string empty_dir = root() + "-empty";
+  ASSERT_EQ(zk({"create", empty_dir}).status, 0);
+  const auto empty = zk({"locks", empty_dir});
+  EXPECT_EQ(empty.status, 0) << empty.err;
+  EXPECT_EQ(empty.out, "");
+  EXPECT_EQ(zk({"rm", empty_dir}).status, 0);
+}
+
+TEST_F(cli_lock_test, RevokeAsksTheHolderToRelease) {
+  const std::string dir = root();
+  const auto inside = file("inside");
+  auto holder =
+      start(cli({"lock", dir, "--", "sh", "-c",
+                 "trap 'echo released; exit 9' TERM; touch \"$0\"; while :; do sleep 0.05; done", inside.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+  auto waiter = start(cli({"lock", dir, "--", "true"}));
+  const auto lines = wait_for_contenders(dir, 2);
+  ASSERT_EQ(lines.size(), 2U);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(lines[0], m, std::regex(R"re("node":"([^"]+)")re")));
+  const auto r = zk({"revoke", m[1].str()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(holder->wait(20s), 9);  // the command's status: it chose to end
+  EXPECT_EQ(holder->out(), "released\n");
+  EXPECT_THAT(holder->err(), HasSubstr("release requested"));
+  EXPECT_EQ(waiter->wait(20s), 0);  // and the next one got the lock
+
+  EXPECT_EQ(zk({"revoke", dir + "/_c_00000000-0000-4000-8000-000000000000-lock-0000000099"}).status, 1);
+}
+
+TEST_F(cli_lock_test, ReadersShareWritersExclude) {
+  const std::string dir = root();
+  // Each reader waits (inside the lock) until the other one is inside too: both succeed only if they overlap.
+  const auto a = file("reader-a");
+  const auto b = file("reader-b");
+  const std::string meet =
+      "touch \"$0\"; i=0; while [ ! -e \"$1\" ]; do i=$((i+1)); [ $i -gt 400 ] && exit 1; "
+      "sleep 0.05; done; sleep 0.3";
+  auto reader_a = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, a.string(), b.string()}));
+  auto reader_b = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, b.string(), a.string()}));
+  ASSERT_TRUE(wait_for_file(a));
+  ASSERT_TRUE(wait_for_file(b));
+  // A writer cannot get in while they read, and neither can an exclusive contender.
+  EXPECT_EQ(zk({"lock", "--write", "--timeout", "0", dir, "--", "true"}).status, 75);
+  EXPECT_EQ(zk({"lock", "--timeout", "0", dir, "--", "true"}).status, 75);
+  EXPECT_EQ(reader_a->wait(), 0);
+  EXPECT_EQ(reader_b->wait(), 0);
+  EXPECT_EQ(zk({"lock", "--write", "--timeout", "5", dir, "--", "true"}).status, 0);
+}
+
+TEST_F(cli_lock_test, MutualExclusionAcrossProcesses) {
+  const std::string dir = root() + "/mutex";
+  const auto oracle = make_oracle("oracle");
+  constexpr int workers = 4;
+  constexpr int rounds = 10;
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (int w = 0; w < workers; ++w) threads.push_back(zkwire_worker(dir, oracle, rounds));
+  for (auto& t : threads) t.join();
+  check_oracle(oracle, workers * rounds);
+  EXPECT_EQ(zk({"ls", dir}).out, "");
+}
+
+// zkwire and Kazoo's Lock on one path: zkwire orders Kazoo's `__lock__` nodes; Kazoo orders ours when we use its
+// naming, or Curator's with extra_lock_patterns=["-lock-"].
+class cli_lock_kazoo_test : public cli_lock_test, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(cli_lock_kazoo_test, ZkwireAndKazooExcludeEachOther) {
+  const std::string naming = GetParam();
+  const std::string dir = root() + "/shared";
+  const auto oracle = make_oracle("oracle");
+  constexpr int rounds = 8;
+  const std::string extra_pattern = naming == "curator" ? "-lock-" : "";
+  std::vector<std::unique_ptr<spawned>> kazoo;
+  for (int k = 0; k < 2; ++k) {
+    kazoo.push_back(start({"/usr/bin/python3", ZKWIRE_KAZOO_LOCK_WORKER, connect_string(), dir, std::to_string(rounds),
+                           oracle.string(), extra_pattern}));
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(2);
+  for (int w = 0; w < 2; ++w) threads.push_back(zkwire_worker(dir, oracle, rounds, naming));
+  for (auto& t : threads) t.join();
+  for (auto& k : kazoo) {
+    EXPECT_EQ(k->wait(120s), 0) << k->err();
+  }
+  check_oracle(oracle, 4 * rounds);
+  const auto tokens = read_file(oracle / "tokens");
+  EXPECT_THAT(tokens, HasSubstr(" kazoo\n"));
+  EXPECT_THAT(tokens, HasSubstr(" zkwire\n"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Naming, cli_lock_kazoo_test, ::testing::Values("curator", "kazoo"));
+
+}  // namespace
+}  // namespace zkwire

@@ -1,0 +1,87 @@
+#pragma once
+// Helpers for the lock recipe integration tests: clients on a test-owned io_context, directory listings, and the
+// server's watch table (wchp) as a map.
+
+#include <gtest/gtest.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "client_test_support.hpp"
+#include "zkwire/client/client.hpp"
+#include "zkwire/recipes/recipes.hpp"
+
+namespace zkwire::test {
+
+using namespace std::chrono_literals;
+
+inline std::unique_ptr<client> new_client(asio::io_context& io, const std::string& servers,
+                                          std::chrono::milliseconds session_timeout = 10s) {
+  return std::make_unique<client>(io.get_executor(), client_options_for(servers, session_timeout));
+}
+
+// Child names of `dir`; empty if it does not exist.
+inline asio::awaitable<std::vector<std::string>> children_of(client& c, std::string dir) {
+  auto [ec, r] = co_await c.async_get_children(std::move(dir), tuple_awaitable);
+  co_return ec ? std::vector<std::string>{} : r.children;
+}
+
+// Polls until `dir` has `count` children (nothing else waits on it: a test's own check, not the lock's logic).
+inline asio::awaitable<bool> wait_for_children(client& c, std::string dir, std::size_t count,
+                                               std::chrono::milliseconds timeout = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if ((co_await children_of(c, dir)).size() == count) co_return true;
+    if (std::chrono::steady_clock::now() > deadline) co_return false;
+    co_await sleep_for(20ms);
+  }
+}
+
+// Runs every coroutine concurrently on `io` until all finished (rethrows the first failure).
+inline void run_all(asio::io_context& io, std::vector<asio::awaitable<void>> tasks,
+                    std::chrono::milliseconds timeout = 120s) {
+  std::vector<std::future<void>> futures;
+  futures.reserve(tasks.size());
+  for (auto& t : tasks) futures.push_back(asio::co_spawn(io, std::move(t), asio::use_future));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto& f : futures) {
+    while (f.wait_for(0s) != std::future_status::ready) {
+      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("run_all: timed out");
+      if (io.stopped()) io.restart();
+      io.run_one_for(50ms);
+    }
+  }
+  for (auto& f : futures) f.get();
+}
+
+// wchp: watched path -> sessions watching it.
+inline std::map<std::string, std::vector<std::string>> parse_wchp(const std::string& text) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  std::string current;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line.front() == '/') {
+      current = line;
+      out[current];
+    } else {
+      const auto start = line.find("0x");
+      if (start != std::string::npos && !current.empty()) out[current].push_back(line.substr(start));
+    }
+  }
+  return out;
+}
+
+inline std::string name_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace zkwire::test
