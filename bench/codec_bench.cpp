@@ -26,27 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "zkwire/proto/proto.hpp"
-
-// ---- allocation counting ---------------------------------------------------------------------------------------
-// Replacing the global operator new counts every heap allocation in the process (the standard library's included).
-
-namespace {
-std::atomic<std::uint64_t> allocation_count{0};
-
-void* counted_allocate(std::size_t size) {
-  allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return counted_allocate(size); }
-void* operator new[](std::size_t size) { return counted_allocate(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -55,10 +36,8 @@ namespace proto = zkwire::proto;
 // Allocations since construction.
 class allocation_meter {
  public:
-  allocation_meter() noexcept : start_(allocation_count.load(std::memory_order_relaxed)) {}
-  [[nodiscard]] std::uint64_t count() const noexcept {
-    return allocation_count.load(std::memory_order_relaxed) - start_;
-  }
+  allocation_meter() noexcept : start_(zkwire::bench::heap_allocations()) {}
+  [[nodiscard]] std::uint64_t count() const noexcept { return zkwire::bench::heap_allocations() - start_; }
 
  private:
   std::uint64_t start_;
