@@ -140,11 +140,12 @@ TEST_F(client_expiry_test, ANonAnsweringServerMakesTheSessionLostAfterTheTimeout
   ASSERT_TRUE(states.wait_for(session_state::suspended, timeout + 2s)) << states.text();
   ASSERT_TRUE(states.wait_for(session_state::lost, timeout + 4s)) << states.text();
   const auto lost_after = std::chrono::steady_clock::now() - *last_answered;
-  cluster().resume(0);
+  const bool expired_while_paused = states.contains(session_state::expired);
+  cluster().resume(0);  // the server may now expire the session at once: only what came before is asserted
   // Pings keep the last write within T/3 of the last answer; lost comes T + 1 s after the last write.
   EXPECT_GE(lost_after, timeout);
   EXPECT_LT(lost_after, timeout + timeout / 3 + 3s);
-  EXPECT_FALSE(states.contains(session_state::expired)) << "expiry is only known from a server";
+  EXPECT_FALSE(expired_while_paused) << "expiry is only known from a server";
   loop.on_loop([&] { c.reset(); });
 }
 

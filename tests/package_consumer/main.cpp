@@ -1,5 +1,6 @@
 // Builds against the installed zkwire package and checks that the libraries work: encodes a ping and a
-// getData request frame, decodes a reply, parses a connect string and constructs a client (no server needed).
+// getData request frame, decodes a reply, parses a connect string and a lock node name, and constructs a client
+// (no server needed).
 #include <cstdio>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/connect_string.hpp"
 #include "zkwire/proto/proto.hpp"
+#include "zkwire/recipes/node_name.hpp"
 
 int main() {
   namespace proto = zkwire::proto;
@@ -35,6 +37,11 @@ int main() {
   if (zkwire::parse_connect_string("127.0.0.1:2181,[::1]:2182/app", parsed) || parsed.hosts.size() != 2 ||
       parsed.chroot != "/app") {
     std::puts("consumer: connect string parsing failed");
+    return 1;
+  }
+  const auto kazoo_writer = zkwire::recipes::parse_node_name("0f1e2d3c4b5a69788796a5b4c3d2e1f0__lock__0000000007");
+  if (kazoo_writer.kind != zkwire::recipes::contender_kind::exclusive || kazoo_writer.sequence != 7) {
+    std::puts("consumer: lock node name parsing failed");
     return 1;
   }
   asio::io_context io;
