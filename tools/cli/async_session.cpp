@@ -1,7 +1,6 @@
 #include "async_session.hpp"
 
 #include <asio/steady_timer.hpp>
-#include <cstdio>
 #include <memory>
 
 #include "session.hpp"
@@ -11,12 +10,6 @@ namespace zkwire::cli {
 async_session::async_session(const global_options& global)
     : connect_timeout_(global.connect_timeout.value_or(global.session_timeout)), servers_(global.servers) {
   auto options = make_client_options(global);
-  if (global.verbose) {
-    options.logger = [](log_level level, std::string_view message) {
-      std::fprintf(stderr, "zkwire: [%.*s] %.*s\n", static_cast<int>(log_level_name(level).size()),
-                   log_level_name(level).data(), static_cast<int>(message.size()), message.data());
-    };
-  }
   try {
     client_.emplace(io_.get_executor(), std::move(options));
   } catch (const std::system_error& e) {

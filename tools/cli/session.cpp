@@ -17,18 +17,19 @@ client_options make_client_options(const global_options& global) {
     options.auth.push_back(
         credential{auth.substr(0, colon), colon == std::string::npos ? std::string() : auth.substr(colon + 1)});
   }
-  return options;
-}
-
-session::session(const global_options& global)
-    : connect_timeout_(global.connect_timeout.value_or(global.session_timeout)), servers_(global.servers) {
-  auto options = make_client_options(global);
+  // -v: session events and reconnects on stderr.
   if (global.verbose) {
     options.logger = [](log_level level, std::string_view message) {
       std::fprintf(stderr, "zkwire: [%.*s] %.*s\n", static_cast<int>(log_level_name(level).size()),
                    log_level_name(level).data(), static_cast<int>(message.size()), message.data());
     };
   }
+  return options;
+}
+
+session::session(const global_options& global)
+    : connect_timeout_(global.connect_timeout.value_or(global.session_timeout)), servers_(global.servers) {
+  auto options = make_client_options(global);
   try {
     client_ = std::make_unique<blocking_client>(std::move(options));
   } catch (const std::system_error& e) {

@@ -21,6 +21,7 @@ namespace zkwire::cli {
 
 // The client options for `global`: servers, session and connect timeouts, credentials (SCHEME:CREDENTIALS split
 // at the first ':'). The logger is set by session when verbose.
+// The client options of the global options (servers, timeouts, credentials, -v logging to stderr).
 client_options make_client_options(const global_options& global);
 
 class session {
