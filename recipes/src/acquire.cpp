@@ -152,9 +152,11 @@ class acquire_task {
         if (ec) co_return ec;
         children = std::move(listed.children);
       }
-      const auto sorted = sort_in_lock_order(*children);
+      // Only the position outlives this statement: a waiter suspended below must not keep the whole listing in its
+      // coroutine frame (with N waiters that would be N listings of N names).
+      const auto pos =
+          find_position(sort_in_lock_order(*children), node_->name, self_->kind(), self_->sibling_held_node());
       children.reset();
-      const auto pos = find_position(sorted, node_->name, self_->kind(), self_->sibling_held_node());
       if (!pos.found) {  // deleted by someone else, or our session ended: start over
         forget_node();
         continue;

@@ -1,0 +1,123 @@
+// zkwire_lock_waiter_memory: client heap memory per lock waiter. One client holds a lock; W lock objects on a second
+// client queue behind it (each with its node, its watch on its predecessor and its pending acquire). Prints the
+// heap bytes in use (glibc mallinfo2) and the allocations per waiter, against the same client idle, in one run.
+//
+//   zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS]      (default 1000)
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "allocation_counter.hpp"
+#include "zkwire/client/client.hpp"
+#include "zkwire/recipes/lock.hpp"
+
+namespace {
+
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+// Runs the loop until `done()` or the deadline; false on timeout.
+template <class Done>
+bool run_until(asio::io_context& io, Done done, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    io.run_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+int fail(const char* what, std::error_code ec = {}) {
+  std::fprintf(stderr, "zkwire_lock_waiter_memory: %s%s%s\n", what, ec ? ": " : "", ec ? ec.message().c_str() : "");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string servers = "127.0.0.1:2181";
+  std::size_t waiters = 1000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string option = argv[i];
+    if (option == "-s") {
+      servers = argv[i + 1];
+    } else if (option == "-w") {
+      waiters = std::strtoul(argv[i + 1], nullptr, 10);
+    } else {
+      return fail("usage: zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS]");
+    }
+  }
+  using zkwire::recipes::lock;
+  asio::io_context io;
+  zkwire::client_options options;
+  options.connect_string = servers;
+  zkwire::client holder_client(io.get_executor(), options);
+  zkwire::client waiter_client(io.get_executor(), options);
+  const std::string directory = "/zkwire-waiter-memory-" + std::to_string(::getpid());
+
+  lock holder(holder_client, directory);
+  std::optional<std::error_code> held_ec;
+  holder.async_acquire([&](std::error_code ec) { held_ec = ec; });
+  std::optional<std::error_code> connect_ec;
+  waiter_client.async_connect([&](std::error_code ec) { connect_ec = ec; });
+  if (!run_until(io, [&] { return held_ec && connect_ec; })) return fail("no session or lock within 60 s");
+  if (*held_ec) return fail("holder", *held_ec);
+  if (*connect_ec) return fail("waiter client", *connect_ec);
+
+  // The baseline: the waiting client connected and idle, after a round trip so its buffers have their size.
+  bool synced = false;
+  waiter_client.async_sync("/", [&](std::error_code, auto&&...) { synced = true; });
+  run_until(io, [&] { return synced; });
+  const std::size_t heap_before = heap_in_use();
+  const std::uint64_t allocations_before = zkwire::bench::heap_allocations();
+
+  std::vector<std::unique_ptr<lock>> queue;
+  queue.reserve(waiters);
+  std::size_t completed = 0;
+  for (std::size_t i = 0; i < waiters; ++i) {
+    queue.push_back(std::make_unique<lock>(waiter_client, directory));
+    queue.back()->async_acquire([&](std::error_code) { ++completed; });
+  }
+  // Every waiter has its node and its watch once the server has one child per waiter plus the holder's.
+  std::size_t children = 0;
+  const bool queued = run_until(io, [&] {
+    bool listed = false;
+    holder_client.async_get_children(directory, [&](std::error_code ec, const zkwire::children_result& r) {
+      if (!ec) children = r.children.size();
+      listed = true;
+    });
+    run_until(io, [&] { return listed; });
+    return children == waiters + 1 && waiter_client.pending_requests() == 0;
+  });
+  if (!queued) return fail("the waiters did not all queue within 60 s");
+  const std::size_t heap_after = heap_in_use();
+  const std::uint64_t allocations_after = zkwire::bench::heap_allocations();
+
+  const double per_waiter_bytes = static_cast<double>(heap_after - heap_before) / static_cast<double>(waiters);
+  const double per_waiter_allocations =
+      static_cast<double>(allocations_after - allocations_before) / static_cast<double>(waiters);
+  std::printf(
+      "waiters %zu: client heap %zu -> %zu bytes, %.0f bytes per waiter (including the lock object), "
+      "%.1f allocations per waiter while queueing\n",
+      waiters, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations);
+
+  // Clean up: the waiters give up (their nodes are deleted in the background), the holder releases.
+  queue.clear();
+  bool released = false;
+  holder.async_release([&](std::error_code) { released = true; });
+  run_until(io, [&] { return released; });
+  bool closed = false;
+  waiter_client.async_close(
+      [&](std::error_code) { holder_client.async_close([&](std::error_code) { closed = true; }); });
+  run_until(io, [&] { return closed; });
+  return 0;
+}
