@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,9 +42,7 @@ int fail(const char* what, std::error_code ec = {}) {
   return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::string servers = "127.0.0.1:2181";
   std::size_t waiters = 1000;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -120,4 +119,15 @@ int main(int argc, char** argv) {
       [&](std::error_code) { holder_client.async_close([&](std::error_code) { closed = true; }); });
   run_until(io, [&] { return closed; });
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zkwire_lock_waiter_memory: %s\n", e.what());
+    return 1;
+  }
 }
