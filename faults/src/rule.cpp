@@ -73,17 +73,6 @@ bool parse_hex(std::string_view text, std::string& out) {
   return true;
 }
 
-std::string to_hex(std::string_view bytes) {
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::string out;
-  for (const char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += digits[c >> 4];
-    out += digits[c & 0xf];
-  }
-  return out;
-}
-
 bool parse_steps(std::string_view text, std::vector<action_step>& out) {
   out.clear();
   while (true) {
@@ -151,6 +140,17 @@ bool glob_matches(std::string_view pattern, std::string_view text) noexcept {
 }
 
 }  // namespace
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out;
+  for (const char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += digits[c >> 4];
+    out += digits[c & 0xf];
+  }
+  return out;
+}
 
 std::string_view action_step_name(action_step step) noexcept {
   for (const auto& [s, name] : step_names) {

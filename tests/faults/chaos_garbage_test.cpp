@@ -96,14 +96,7 @@ TYPED_TEST_SUITE(garbage, cluster_kinds, cluster_kind_names);
 std::string reply_hex(std::int32_t xid) {
   std::string frame;
   EXPECT_FALSE(proto::encode_reply_frame(frame, proto::reply_header{xid, 1, 0}, proto::no_body{}));
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::string out;
-  for (const char ch : frame) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += digits[c >> 4];
-    out += digits[c & 0xf];
-  }
-  return out;
+  return faults::to_hex(frame);
 }
 
 TYPED_TEST(garbage, TruncatedFrameThenFin) {

@@ -27,17 +27,6 @@ template <class T>
 class chaos : public chaos_test<T> {};
 TYPED_TEST_SUITE(chaos, cluster_kinds, cluster_kind_names);
 
-std::string hex_of(std::string_view bytes) {
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::string out;
-  for (const char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += digits[c >> 4];
-    out += digits[c & 0xf];
-  }
-  return out;
-}
-
 // 1. The server applies the create, its reply is lost and the connection reset: the caller must see connection
 // loss (never a silent success), the session survives, and the node exists exactly once.
 TYPED_TEST(chaos, CreateReplyDroppedThenResetIsConnectionLossAndTheNodeExistsOnce) {
@@ -204,7 +193,7 @@ TYPED_TEST(chaos, HandshakeAnsweredWithTimeoutZeroIsExpiry) {
   ASSERT_FALSE(proto::encode_frame(frame, expired));
   auto states = std::make_shared<state_recorder>();
   this->loop_.on_loop([&] { c.set_state_listener([states](const state_event& e) { states->add(e); }); });
-  this->proxies_->add_rule("reply op=connect action=rewrite hex=" + hex_of(frame.substr(4)));
+  this->proxies_->add_rule("reply op=connect action=rewrite hex=" + faults::to_hex(frame.substr(4)));
   const auto start = std::chrono::steady_clock::now();
   this->proxies_->cut_connections(cut_kind::rst);
   ASSERT_TRUE(states->wait_for(session_state::expired, start, 10s)) << states->text();

@@ -79,4 +79,7 @@ parse_result parse_rule(std::string_view text);
 // The rule in the syntax parse_rule() reads (round-trips).
 std::string to_string(const rule& r);
 
+// Bytes as the lower-case hex digits a rule's `hex=` takes (two per byte).
+std::string to_hex(std::string_view bytes);
+
 }  // namespace zkwire::faults
