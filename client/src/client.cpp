@@ -533,7 +533,7 @@ class client_impl : public std::enable_shared_from_this<client_impl> {
     if (!observers_.empty()) {
       const auto observers = observers_;  // they may add or remove observers
       for (const auto& [id, observer] : observers) {
-        if (observers_.count(id) == 0) continue;  // removed by an earlier one
+        if (!observers_.contains(id)) continue;  // removed by an earlier one
         observer(state_event{s.from, s.to, s.reason});
         if (shut_down_) return;
       }

@@ -2,10 +2,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,8 @@
 #include <cerrno>
 #include <system_error>
 
-extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere else
+// POSIX declares it nowhere else, and it is the process environment: mutable and global by definition.
+extern char** environ;  // NOLINT(readability-redundant-declaration,cppcoreguidelines-avoid-non-const-global-variables)
 
 namespace zkwire::test {
 

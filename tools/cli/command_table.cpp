@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <vector>
 
 #include "errors.hpp"
 #include "util.hpp"
@@ -98,20 +99,26 @@ connection lost for so long that the session must have expired (events may have 
      run_watch},
 }};
 
-// Commands of the other layers describe themselves in their own cmd_<name>.cpp.
-const std::array<const command*, 14> table = {
-    &data_commands[0], &data_commands[1], &data_commands[2], &data_commands[3], &data_commands[4],
-    &data_commands[5], &data_commands[6], &data_commands[7], &data_commands[8], &lock_command,
-    &locks_command,    &revoke_command,   &proxy_command,    &bench_command,
-};
-
 }  // namespace
 
-std::span<const command* const> commands() { return table; }
+std::span<const command* const> commands() {
+  // The data commands, then those of the other layers, which describe themselves in their own cmd_<name>.cpp.
+  static const std::vector<const command*> table = [] {
+    std::vector<const command*> all;
+    all.reserve(data_commands.size() + 5);
+    for (const auto& c : data_commands) all.push_back(&c);
+    for (const auto* c : {&lock_command, &locks_command, &revoke_command, &proxy_command, &bench_command}) {
+      all.push_back(c);
+    }
+    return all;
+  }();
+  return table;
+}
 
 const command* find_command(std::string_view name) {
-  const auto* it = std::find_if(table.begin(), table.end(), [&](const command* c) { return c->name == name; });
-  return it == table.end() ? nullptr : *it;
+  const auto all = commands();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const command* c) { return c->name == name; });
+  return it == all.end() ? nullptr : *it;
 }
 
 int run_command(const global_options& global) {
