@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <asio/io_context.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,22 +22,45 @@ using recipes::lock;
 using test::run_co;
 using namespace std::chrono_literals;
 
-class lock_proxy_test : public test::standalone_test {};
+// A proxy in front of the server, a connected client through it, an admin client straight to the server, and
+// the lock directory root()/lock.
+class lock_proxy_test : public test::standalone_test {
+ protected:
+  void SetUp() override {
+    standalone_test::SetUp();
+    faults::proxy_options options;
+    options.upstream_port = cluster().client_port(0);
+    proxy_ = std::make_unique<faults::proxy>(io_.get_executor(), options);
+    ASSERT_FALSE(proxy_->listen());
+    admin_ = test::new_client(io_, connect_string());
+    client_ = test::new_client(io_, proxy_->address());
+    dir_ = root() + "/lock";
+    run_co(io_, [&]() -> asio::awaitable<void> {
+      co_await admin_->async_create(root(), "", use_awaitable);
+      co_await admin_->async_create(dir_, "", use_awaitable);
+      co_await client_->async_connect(use_awaitable);
+    }());
+  }
+  void TearDown() override {
+    client_.reset();
+    admin_.reset();
+    proxy_.reset();
+  }
+
+  asio::io_context io_;
+  std::unique_ptr<faults::proxy> proxy_;
+  std::unique_ptr<client> admin_;
+  std::unique_ptr<client> client_;
+  std::string dir_;
+};
 
 TEST_F(lock_proxy_test, LostCreateRepliesAreRecoveredWithExactlyOneNode) {
-  asio::io_context io;
-  faults::proxy_options options;
-  options.upstream_port = cluster().client_port(0);
-  faults::proxy proxy(io.get_executor(), options);
-  ASSERT_FALSE(proxy.listen());
-  auto admin = test::new_client(io, connect_string());
-  auto c = test::new_client(io, proxy.address());
-  const std::string dir = root() + "/lock";
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  auto& c = client_;
+  const std::string& dir = dir_;
   lock l(*c, dir);
-  run_co(io, [&]() -> asio::awaitable<void> {
-    co_await admin->async_create(root(), "", use_awaitable);
-    co_await admin->async_create(dir, "", use_awaitable);
-  }());
   const auto session = run_co(io, [&]() -> asio::awaitable<std::int64_t> {
     co_await c->async_connect(use_awaitable);
     co_return c->session_id();
@@ -66,20 +90,12 @@ TEST_F(lock_proxy_test, LostCreateRepliesAreRecoveredWithExactlyOneNode) {
 }
 
 TEST_F(lock_proxy_test, ACreateThatNeverArrivedIsSentAgain) {
-  asio::io_context io;
-  faults::proxy_options options;
-  options.upstream_port = cluster().client_port(0);
-  faults::proxy proxy(io.get_executor(), options);
-  ASSERT_FALSE(proxy.listen());
-  auto admin = test::new_client(io, connect_string());
-  auto c = test::new_client(io, proxy.address());
-  const std::string dir = root() + "/lock";
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  auto& c = client_;
+  const std::string& dir = dir_;
   lock l(*c, dir);
-  run_co(io, [&]() -> asio::awaitable<void> {
-    co_await admin->async_create(root(), "", use_awaitable);
-    co_await admin->async_create(dir, "", use_awaitable);
-    co_await c->async_connect(use_awaitable);
-  }());
   const auto rule = proxy.add_rule("request op=create2 path=" + dir + "/* nth=1 action=drop-then-rst");
   ASSERT_TRUE(rule.has_value());
   run_co(io, [&]() -> asio::awaitable<void> {
@@ -94,20 +110,12 @@ TEST_F(lock_proxy_test, ACreateThatNeverArrivedIsSentAgain) {
 // The lock directory is a container: the server may reap it between our "ensure" and our create. The create's
 // NONODE makes the acquire build the directory again and retry, not fail.
 TEST_F(lock_proxy_test, ADirectoryReapedBeforeTheCreateIsMadeAgain) {
-  asio::io_context io;
-  faults::proxy_options options;
-  options.upstream_port = cluster().client_port(0);
-  faults::proxy proxy(io.get_executor(), options);
-  ASSERT_FALSE(proxy.listen());
-  auto admin = test::new_client(io, connect_string());
-  auto c = test::new_client(io, proxy.address());
-  const std::string dir = root() + "/lock";
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  auto& c = client_;
+  const std::string& dir = dir_;
   lock l(*c, dir);
-  run_co(io, [&]() -> asio::awaitable<void> {
-    co_await admin->async_create(root(), "", use_awaitable);
-    co_await admin->async_create(dir, "", use_awaitable);
-    co_await c->async_connect(use_awaitable);
-  }());
   // Hold our create in the proxy while the directory disappears.
   const auto rule = proxy.add_rule("request op=create2 path=" + dir + "/* nth=1 action=delay ms=500");
   ASSERT_TRUE(rule.has_value());
