@@ -5,8 +5,9 @@ Usage: /usr/bin/python3 bench/lock_compare.py --zkwire build/bin/zkwire -s HOST:
 
 Measures, for each side: uncontended acquire+release latency (one session, one lock, one cycle at a time) and the
 handoff rate with 2 and 8 contenders (each its own session, all on one lock, each acquiring and releasing at once,
-over and over). Prints a markdown table with the ratios and the targets of issue 6 (zkwire's uncontended
-acquire+release p50 at most 2.2 x its get p50; handoff rate with 8 contenders at least 1.5 x Kazoo's).
+over and over). Prints a markdown table with the ratios and the targets of docs/design.md#performance-targets
+(zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff rate with 8 contenders at least 1.5 x
+Kazoo's).
 Needs Debian's python3-kazoo (run with /usr/bin/python3). Kazoo's logging is silenced.
 """
 

@@ -1,9 +1,9 @@
-// The chaos suite, scenario 8 of issue 4: garbage from the server, made by the proxy out of a real reply —
-// truncated frames, impossible length prefixes (-1, 0, 0x7fffffff, over the maximum), bad string and vector
-// lengths, an unknown xid, replies out of order, a duplicated reply, a notification during the handshake.
-// Each time the client must drop the connection (a protocol error where the bytes are wrong), fail what was in
-// flight exactly once, reconnect on the same session, and neither crash, hang nor allocate the bogus length (the
-// ASan+UBSan build of this suite checks the last part).
+// The chaos suite, scenario 8 of docs/design.md#chaos-scenarios: garbage from the server, made by the proxy out of a
+// real reply — truncated frames, impossible length prefixes (-1, 0, 0x7fffffff, over the maximum), bad string and
+// vector lengths, an unknown xid, replies out of order, a duplicated reply, a notification during the handshake. Each
+// time the client must drop the connection (a protocol error where the bytes are wrong), fail what was in flight
+// exactly once, reconnect on the same session, and neither crash, hang nor allocate the bogus length (the ASan+UBSan
+// build of this suite checks the last part).
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The chaos suite, scenario 6 of issue 4: kill -9 the leader of a 3-node ensemble while writes are in flight
-// (through the proxies). The client reconnects after the election on the same session; writes in flight when the
-// connection broke fail with connection loss, each exactly once; later writes succeed.
+// The chaos suite, scenario 6 of docs/design.md#chaos-scenarios: kill -9 the leader of a 3-node ensemble while writes
+// are in flight (through the proxies). The client reconnects after the election on the same session; writes in flight
+// when the connection broke fail with connection loss, each exactly once; later writes succeed.
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The chaos suite, scenario 10 of issue 4: a seeded low-rate mix of every fault the proxy has, during mixed
-// traffic (creates, sets, gets, children, exists, deletes from several workers). Every operation must complete
-// exactly once, with a result or a clear error, and nothing may complete after the client is closed.
+// The chaos suite, scenario 10 of docs/design.md#chaos-scenarios: a seeded low-rate mix of every fault the proxy has,
+// during mixed traffic (creates, sets, gets, children, exists, deletes from several workers). Every operation must
+// complete exactly once, with a result or a clear error, and nothing may complete after the client is closed.
 //
 // ZKWIRE_CHAOS_SEED=N replays a run (the seed is printed at the start and on failure); ZKWIRE_CHAOS_SECONDS is the
 // total length of the mix, split between the standalone server and the ensemble (default 60).

@@ -1,4 +1,4 @@
-// The chaos suite, scenarios 1-5, 7 and 9 of issue 4 (research/reliability.md §3): zkwire::client through the
+// The chaos suite, scenarios 1-5, 7 and 9 of docs/design.md#chaos-scenarios: zkwire::client through the
 // fault-injection proxy, against a standalone server and a 3-node ensemble (one proxy per member).
 //   1 create reply dropped + RST    4 blackhole vs RST vs FIN      9 100 pipelined ops, reset midway
 //   2 request dropped + RST         5 partition > session timeout

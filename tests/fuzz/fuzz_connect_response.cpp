@@ -6,7 +6,7 @@
 //  1. Errors are the documented ones for a complete payload: client_error::truncated_frame or a decoding
 //     jute::error (never need_more_bytes or value_too_large), and is_protocol_violation() holds.
 //  2. A success consumed exactly the input: the fixed fields, the password, and the readOnly byte or nothing
-//     (the 3.8 readOnly byte is optional, PROTOCOL.md §2).
+//     (the 3.8 readOnly byte is optional, docs/protocol.md#handshake).
 //  3. Re-encoding gives the input in canonical form: a missing readOnly byte is appended as 0 (encode() always
 //     writes it) and a null password (length -1, read as empty) is written as an empty one (length 0). Nothing
 //     else may differ: booleans are canonical because only 0 and 1 are accepted.

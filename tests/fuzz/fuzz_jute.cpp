@@ -68,9 +68,9 @@ std::size_t max_length_for(unsigned selector, std::size_t data_size) {
   }
 }
 
-// The reference: a plain decoder over the same bytes, written from PROTOCOL.md §1 independently of jute::reader.
-// It appends to `trace` a description of every value (so two runs can be compared) and to `canonical` the bytes a
-// writer must produce for the values read.
+// The reference: a plain decoder over the same bytes, written from docs/protocol.md#framing independently of
+// jute::reader. It appends to `trace` a description of every value (so two runs can be compared) and to `canonical` the
+// bytes a writer must produce for the values read.
 class model {
  public:
   model(std::string_view data, std::size_t max_length) : data_(data), max_length_(max_length) {}

@@ -6,8 +6,9 @@
 //     type being jute::error::invalid_value); is_protocol_violation() holds.
 //  2. Bounded: every result takes at least one 9-byte MultiHeader and the list ends with one, so a success has at
 //     most size / 9 - 1 results.
-//  3. Each result's body is the one its *type* calls for (PROTOCOL.md §5): create -> path, create2 -> path + Stat,
-//     setData -> Stat, getChildren -> names, getData -> data + Stat, delete/check/error -> none; no other type.
+//  3. Each result's body is the one its *type* calls for (docs/protocol.md#multi): create -> path,
+//     create2 -> path + Stat, setData -> Stat, getChildren -> names, getData -> data + Stat, delete/check/error ->
+//     none; no other type.
 //  4. Re-encoding has the input's size, ends with the canonical terminator {-1, true, -1}, decodes to an equal
 //     value and re-encodes to itself. (Not the same bytes: any header with done set ends the list whatever its
 //     type and err, an error result's header err is replaced by its body's, and null strings read as empty.)
@@ -31,7 +32,7 @@ namespace {
 namespace proto = zkwire::proto;
 using proto::op_code;
 
-// The body each result type carries, from PROTOCOL.md §5; nullopt for types that are no result.
+// The body each result type carries, from docs/protocol.md#multi; nullopt for types that are no result.
 std::optional<std::size_t> expected_body(op_code type) {
   switch (type) {
     case op_code::error:

@@ -6,7 +6,7 @@
 // Properties:
 //  1. validate_path returns no error or client_error::invalid_path, nothing else, and the same with and without a
 //     `reason` out-parameter; on failure the reason is filled in.
-//  2. It accepts exactly the paths the reference model accepts. The model follows PROTOCOL.md §8 and path.hpp,
+//  2. It accepts exactly the paths the reference model accepts. The model follows docs/protocol.md#paths and path.hpp,
 //     written differently: strict UTF-8 by the well-formed byte sequence table of the Unicode standard (Table 3-7),
 //     then the code point rules, then a split at '/'.
 //  3. Sequential: validate_path(p, true) == validate_path(p + "1", false); every valid path is also valid as a

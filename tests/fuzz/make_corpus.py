@@ -21,7 +21,7 @@ GOLDEN = HERE.parent / "golden" / "data"
 CORPUS = HERE / "corpus"
 MAX_SEED = 4096  # tests/fuzz/run passes -max_len=4096
 
-# Opcodes (PROTOCOL.md §4) used to name seeds and to find the request a reply answers.
+# Opcodes (docs/protocol.md#opcodes) used to name seeds and to find the request a reply answers.
 OPS = {
     0: "notification", 1: "create", 2: "delete", 3: "exists", 4: "getData", 5: "setData", 6: "getACL",
     7: "setACL", 8: "getChildren", 9: "sync", 11: "ping", 12: "getChildren2", 13: "check", 14: "multi",

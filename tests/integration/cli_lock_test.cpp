@@ -1,5 +1,5 @@
-// `zkwire lock`, `zkwire locks` and `zkwire revoke` (shared/CLI.md) against a real ZooKeeper server: the built
-// binary runs as a subprocess. Mutual exclusion is checked by an oracle that does not trust the lock: the command
+// `zkwire lock`, `zkwire locks` and `zkwire revoke` (docs/cli.md#lock-commands) against a real ZooKeeper server: the
+// built binary runs as a subprocess. Mutual exclusion is checked by an oracle that does not trust the lock: the command
 // does a non-atomic read-sleep-write of a counter file (an overlap loses an update), marks "inside" with mkdir
 // (fails when another holder is inside) and appends its fencing token (must grow from holder to holder). Kazoo's
 // Lock (Debian's python3-kazoo, run with /usr/bin/python3) contends on the same path in both naming modes.

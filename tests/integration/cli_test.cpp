@@ -1,4 +1,4 @@
-// The `zkwire` command line (shared/CLI.md) against a real ZooKeeper server: the built binary runs as a
+// The `zkwire` command line (docs/cli.md) against a real ZooKeeper server: the built binary runs as a
 // subprocess; its stdout, stderr and exit status are checked, and what it writes is cross-checked with Kazoo.
 
 #include <gmock/gmock.h>

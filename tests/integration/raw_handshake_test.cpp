@@ -1,5 +1,5 @@
 // The protocol records against a real ZooKeeper 3.8 server, over a plain blocking socket: handshake, session
-// resumption and expiry, timeout clamping, a few operations, and the frame size limits of PROTOCOL.md §1.
+// resumption and expiry, timeout clamping, a few operations, and the frame size limits of docs/protocol.md#limits.
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@ struct named_code {
   const char* name;
 };
 
-// PROTOCOL.md §7, every code.
+// docs/protocol.md#error-codes, every code.
 const named_code server_codes[] = {
     {-1, server_error::system_error, "SYSTEMERROR"},
     {-2, server_error::runtime_inconsistency, "RUNTIMEINCONSISTENCY"},

@@ -126,7 +126,7 @@ TEST(frame_reader, exactly_at_the_limit) {
 }
 
 TEST(frame_reader, default_limit_accepts_a_max_size_get_data_reply) {
-  // PROTOCOL.md §1: a 1,048,552-byte node produced a 1,048,640-byte reply frame.
+  // docs/protocol.md#limits: a 1,048,552-byte node produced a 1,048,640-byte reply frame.
   frame_reader r;
   EXPECT_EQ(r.max_frame_size(), jute::default_max_length);
   r.feed(wire_bytes().i32(1048640));

@@ -232,7 +232,7 @@ class replayer {
       return;
     }
     e.k = kind::request;
-    // Clients send nothing else until the ConnectResponse has arrived (PROTOCOL.md §2).
+    // Clients send nothing else until the ConnectResponse has arrived (docs/protocol.md#handshake-rules).
     if (!cs.connect_response) problem(f, "request sent before the ConnectResponse");
     if (auto ec = decode_request(f.payload, e.req)) return problem(f, "decode_request: " + ec.message());
     e.decoded = true;

@@ -103,7 +103,7 @@ TEST(lengths, negative_vector_count) {
   EXPECT_EQ(decode_exact(wire_bytes().i32(-2), rsp), jute::error::negative_length);
 }
 
-// libzookeeper_mt 3.8.0 crashes on this (PROTOCOL.md §11.13): a count of 2^30 with nothing behind it.
+// libzookeeper_mt 3.8.0 crashes on this (docs/protocol.md#bounded-decoding): a count of 2^30 with nothing behind it.
 TEST(lengths, vector_count_of_2_pow_30_is_rejected_without_allocating) {
   const std::int32_t count = 1 << 30;
   const struct {

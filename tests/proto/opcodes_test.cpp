@@ -1,4 +1,4 @@
-// Constants of PROTOCOL.md §3-§6: opcodes, xids, create modes, permissions, watch enums.
+// Constants of docs/protocol.md: opcodes, xids, create modes, permissions, watch enums.
 
 #include <gtest/gtest.h>
 

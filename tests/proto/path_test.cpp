@@ -1,4 +1,4 @@
-// ZooKeeper's path rules (PROTOCOL.md §8) and chroot mapping.
+// ZooKeeper's path rules (docs/protocol.md#paths) and chroot mapping.
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Every record: encode -> decode -> equal, re-encoding gives the same bytes, and a few exact encodings derived by
-// hand from PROTOCOL.md.
+// hand from docs/protocol.md.
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Builds expected wire bytes by hand, field by field, so tests compare the codec against PROTOCOL.md rather than
+// Builds expected wire bytes by hand, field by field, so tests compare the codec against docs/protocol.md rather than
 // against itself.
 
 #include <cstdint>

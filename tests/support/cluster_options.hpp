@@ -1,6 +1,6 @@
 #pragma once
 // Options of a test ZooKeeper cluster (see zk_cluster.hpp). Defaults are the fast-test settings of
-// PROTOCOL.md section 10.
+// docs/protocol.md#test-servers.
 
 #include <chrono>
 #include <cstddef>

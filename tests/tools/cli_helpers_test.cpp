@@ -1,5 +1,5 @@
 // The pure helpers of the zkwire command line: argument parsing, JSON strings, base64, exit statuses and error
-// lines (shared/CLI.md).
+// lines (docs/cli.md).
 
 #include <gtest/gtest.h>
 

@@ -31,7 +31,7 @@ std::span<const command* const> commands();
 const command* find_command(std::string_view name);
 
 // Runs the command named by global.command.front(): prints its help for -h/--help, maps usage_error to status 2
-// and operation_error to the status of its code (shared/CLI.md), with the error line on stderr.
+// and operation_error to the status of its code (docs/cli.md#exit-status), with the error line on stderr.
 int run_command(const global_options& global);
 
 int run_create(const command_context& context);

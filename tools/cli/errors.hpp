@@ -1,5 +1,5 @@
 #pragma once
-// Errors of the command line and their exit statuses (shared/CLI.md, "Exit status"). Pure functions.
+// Errors of the command line and their exit statuses (docs/cli.md#exit-status). Pure functions.
 //
 // Error lines read `zkwire: <command>: <what happened> (<ZooKeeper error name>)`, e.g.
 // `zkwire: get: /a: node does not exist (NONODE)`.

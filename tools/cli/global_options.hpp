@@ -1,5 +1,5 @@
 #pragma once
-// The global options of the zkwire command line (shared/CLI.md), parsed before the subcommand.
+// The global options of the zkwire command line (docs/cli.md#global-options), parsed before the subcommand.
 
 #include <chrono>
 #include <optional>

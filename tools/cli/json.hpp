@@ -34,7 +34,7 @@ class json_object {
   std::string body_ = "{";
 };
 
-// A stat with the keys of shared/CLI.md: czxid, mzxid, pzxid, ctime, mtime, version, cversion, aversion,
+// A stat with the keys of docs/cli.md#stat: czxid, mzxid, pzxid, ctime, mtime, version, cversion, aversion,
 // ephemeralOwner, dataLength, numChildren (integers; times in ms).
 std::string stat_json(const proto::stat& s);
 

@@ -1,6 +1,6 @@
 #pragma once
 // `zkwire lock`: takes a lock with the recipes library, runs CMD under the child supervisor while it is held, and
-// turns what happens (timeout, loss, signals, CMD's end) into the exit statuses of shared/CLI.md.
+// turns what happens (timeout, loss, signals, CMD's end) into the exit statuses of docs/cli.md#lock.
 
 #include <chrono>
 #include <optional>

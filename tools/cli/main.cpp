@@ -1,4 +1,4 @@
-// zkwire: the command line (contract: shared/CLI.md). This file parses the global options and dispatches to the
+// zkwire: the command line (contract: docs/cli.md). This file parses the global options and dispatches to the
 // command table (command_table.cpp); each data command lives in cmd_<name>.cpp. The lock, proxy and bench
 // commands are added as the layers they need land (recipes, faults, bench).
 

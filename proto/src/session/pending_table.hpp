@@ -1,7 +1,7 @@
 #pragma once
 // Requests between submit() and completion: the queue of requests not yet written (holding their encoded frames,
-// xid still unassigned) and the FIFO of written ones awaiting their replies in order (PROTOCOL.md §3). Slots are
-// reused, so steady traffic allocates nothing here beyond what the frames and watch paths carry.
+// xid still unassigned) and the FIFO of written ones awaiting their replies in order (docs/protocol.md#ordering). Slots
+// are reused, so steady traffic allocates nothing here beyond what the frames and watch paths carry.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Client paths in request bodies and results: validation, chroot prepending on the way out and stripping on the
-// way back (PROTOCOL.md §8). getEphemerals is left as is, as the Java 3.8 client does.
+// way back (docs/protocol.md#chroot). getEphemerals is left as is, as the Java 3.8 client does.
 
 #include <string_view>
 #include <system_error>

@@ -409,7 +409,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     last_write = now;  // the server just renewed the session
     last_answered = connect_sent;
     set_state(resp.read_only ? session_state::connected_read_only : session_state::connected, {});
-    // Auth first, then the watches, then whatever waited (PROTOCOL.md §2).
+    // Auth first, then the watches, then whatever waited (docs/protocol.md#after-the-handshake).
     for (auto& c : credentials) send_auth(now, c.packet, std::exchange(c.pending, 0));
     if (!watches.empty()) {
       for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {

@@ -1,5 +1,5 @@
 #pragma once
-// Connect strings: "host:port,host:port/chroot" (PROTOCOL.md §8).
+// Connect strings: "host:port,host:port/chroot" (docs/protocol.md#chroot).
 //
 //  - hosts are separated by ',' (spaces around an entry are ignored); at least one is required
 //  - a host is a name ("zk1.example"), an IPv4 address ("10.0.0.1") or an IPv6 address in brackets

@@ -45,7 +45,7 @@ struct client_options {
   std::uint64_t seed = 0;
   // Added at start and replayed on every reconnect, in order (add_auth adds more later).
   std::vector<credential> auth;
-  // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (PROTOCOL.md §1).
+  // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (docs/protocol.md#limits).
   std::size_t max_frame_size = jute::default_max_length;
   // Accept read-only servers (ConnectRequest readOnly=true).
   bool can_be_read_only = false;

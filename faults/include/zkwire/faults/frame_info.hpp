@@ -1,8 +1,8 @@
 #pragma once
 // What the proxy knows about one frame, and the per-connection tracker that works it out from the bytes
-// (PROTOCOL.md §2, §3): the first frame each way is the handshake (no header); later requests carry xid + opcode
-// (+ path for most ops), replies carry xid/zxid/err and get their opcode and path from the request with the same
-// xid; xid -1 is a notification (path from its WatcherEvent), -2 a ping, -4 auth.
+// (docs/protocol.md#handshake, docs/protocol.md#special-xids): the first frame each way is the handshake (no header);
+// later requests carry xid + opcode (+ path for most ops), replies carry xid/zxid/err and get their opcode and path
+// from the request with the same xid; xid -1 is a notification (path from its WatcherEvent), -2 a ping, -4 auth.
 //
 // Thread safety: none; one tracker per connection, used from the connection's strand.
 

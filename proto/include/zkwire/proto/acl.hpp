@@ -1,5 +1,5 @@
 #pragma once
-// Id, ACL, permission bits and the common ACL lists (ZooDefs.Ids, PROTOCOL.md §5, §8).
+// Id, ACL, permission bits and the common ACL lists (ZooDefs.Ids, docs/protocol.md#acls, docs/protocol.md#auth).
 // Plain values; the common lists are immutable and safe to share between threads.
 
 #include <cstddef>

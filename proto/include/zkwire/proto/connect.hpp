@@ -1,6 +1,6 @@
 #pragma once
-// The connect handshake (PROTOCOL.md §2): the first frame each way on a new connection, with no Request/Reply
-// header. Plain values.
+// The connect handshake (docs/protocol.md#handshake): the first frame each way on a new connection, with no
+// Request/Reply header. Plain values.
 //
 // Version quirk: in 3.8 the trailing readOnly boolean is not part of the Jute records; both sides append it by
 // hand and tolerate its absence. The encoders here always append it (45-byte request, 37-byte response payload

@@ -1,5 +1,6 @@
 #pragma once
-// Create modes (the `flags` of CreateRequest) and the opcode each one must be sent with (PROTOCOL.md §5).
+// Create modes (the `flags` of CreateRequest) and the opcode each one must be sent with
+// (docs/protocol.md#create-modes).
 
 #include <cstdint>
 

@@ -1,8 +1,8 @@
 #pragma once
-// Errors as std::error_code, in two categories (DESIGN.md §6):
+// Errors as std::error_code, in two categories (docs/design.md#errors):
 //  - "zookeeper": codes the server sends in ReplyHeader.err or multi results, with their wire values
-//    (KeeperException.Code, PROTOCOL.md §7). A value missing from server_error still converts; its message is
-//    "unknown ZooKeeper error N".
+//    (KeeperException.Code, docs/protocol.md#error-codes). A value missing from server_error still converts; its
+//    message is "unknown ZooKeeper error N".
 //  - "zkwire": conditions the client detects itself (connection loss, timeouts, malformed frames, bad arguments).
 // Decoders may also return zkwire::jute errors (category "zkwire.jute") for malformed records; all of those mean
 // the peer broke the protocol, see is_protocol_violation().

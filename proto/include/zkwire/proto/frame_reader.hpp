@@ -1,5 +1,5 @@
 #pragma once
-// Splits the byte stream of one connection into frame payloads: [int32 len][len bytes] (PROTOCOL.md §1).
+// Splits the byte stream of one connection into frame payloads: [int32 len][len bytes] (docs/protocol.md#framing).
 //
 // Feeding: either copy received bytes in with feed(), or let the socket read straight into the reader's buffer:
 //

@@ -1,5 +1,5 @@
 #pragma once
-// RequestHeader, ReplyHeader and MultiHeader (PROTOCOL.md §3, §5).
+// RequestHeader, ReplyHeader and MultiHeader (docs/protocol.md#headers-and-xids, docs/protocol.md#multi).
 
 #include <cstddef>
 #include <cstdint>

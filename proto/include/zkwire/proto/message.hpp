@@ -1,7 +1,7 @@
 #pragma once
 // Whole messages: a frame is [int32 len][payload]; a request payload is RequestHeader + body, a reply payload is
-// ReplyHeader + body (PROTOCOL.md §1, §3). The connect handshake is in connect.hpp, stream splitting in
-// frame_reader.hpp.
+// ReplyHeader + body (docs/protocol.md#framing, docs/protocol.md#headers-and-xids). The connect handshake is in
+// connect.hpp, stream splitting in frame_reader.hpp.
 //
 // Decoder entry points (one per family; fuzz targets and golden tests start here):
 //   decode_connect_response()  connect.hpp       first server frame

@@ -1,6 +1,6 @@
 #pragma once
 // multi (14) and multiRead (22): several ops in one request, applied atomically (multi) or independently
-// (multiRead) (PROTOCOL.md §5). Plain values.
+// (multiRead) (docs/protocol.md#multi). Plain values.
 //
 // Wire shape, both directions: each op or result is preceded by a MultiHeader, and MultiHeader{-1, true, -1}
 // ends the list. Requests send {opcode, false, -1}; results carry {type, false, err}. An empty multi is just the

@@ -1,5 +1,6 @@
 #pragma once
-// Opcodes (ZooDefs.OpCode) and the reserved xids of the ZooKeeper 3.8 client protocol (PROTOCOL.md §3, §4).
+// Opcodes (ZooDefs.OpCode) and the reserved xids of the ZooKeeper 3.8 client protocol (docs/protocol.md#special-xids,
+// docs/protocol.md#opcodes).
 
 #include <array>
 #include <cstdint>

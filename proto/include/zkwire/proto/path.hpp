@@ -1,5 +1,6 @@
 #pragma once
-// ZooKeeper's path rules (PathUtils) and chroot mapping (PROTOCOL.md §8). Pure functions, no shared state.
+// ZooKeeper's path rules (PathUtils) and chroot mapping (docs/protocol.md#paths, docs/protocol.md#chroot). Pure
+// functions, no shared state.
 
 #include <string>
 #include <string_view>

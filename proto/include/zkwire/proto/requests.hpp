@@ -1,5 +1,5 @@
 #pragma once
-// Request bodies of the client opcodes (PROTOCOL.md §4), each the Jute record that follows the RequestHeader.
+// Request bodies of the client opcodes (docs/protocol.md#opcodes), each the Jute record that follows the RequestHeader.
 // Watch requests are in watches.hpp, multi in multi.hpp. Plain values.
 //
 // Null vs empty: the encoders never write a null string or vector, which the server rejects (MARSHALLINGERROR or

@@ -1,5 +1,5 @@
 #pragma once
-// Reply bodies (PROTOCOL.md §4): the Jute record after a ReplyHeader whose err is 0. Plain values.
+// Reply bodies (docs/protocol.md#opcodes): the Jute record after a ReplyHeader whose err is 0. Plain values.
 //
 // Null vs empty: buffers the server can send as null are std::optional (getData data: a node created with null
 // data reads back null, not empty; a SASL token). Vectors and strings the server never sends null read a null as

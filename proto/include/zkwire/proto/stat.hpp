@@ -1,5 +1,5 @@
 #pragma once
-// Stat, the metadata of a znode (PROTOCOL.md §5). A plain value: copy it freely, no shared state.
+// Stat, the metadata of a znode (docs/protocol.md#stat). A plain value: copy it freely, no shared state.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Watch events and the watch management requests (PROTOCOL.md §6). Plain values.
+// Watch events and the watch management requests (docs/protocol.md#watches). Plain values.
 
 #include <cstdint>
 #include <string>

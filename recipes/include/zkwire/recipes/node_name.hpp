@@ -36,8 +36,9 @@ std::string_view contender_kind_name(contender_kind kind) noexcept;
 enum class node_family { curator, go, kazoo, zookeeper_recipe, unknown };
 std::string_view node_family_name(node_family family) noexcept;  // "curator", "go", "kazoo", "zookeeper", "unknown"
 
-// The node-name format we create (CLI.md `--naming`): curator (default; understood by Curator, go-zookeeper and
-// ZooKeeper's recipes) or kazoo (so that Kazoo's Lock, which only looks at `__lock__`/`__rlock__`, orders us too).
+// The node-name format we create (`--naming` of docs/cli.md#lock): curator (default; understood by Curator,
+// go-zookeeper and ZooKeeper's recipes) or kazoo (so that Kazoo's Lock, which only looks at `__lock__`/`__rlock__`,
+// orders us too).
 enum class naming { curator, kazoo };
 
 struct node_name {

@@ -1,6 +1,7 @@
 #pragma once
 // The socket-free ZooKeeper session engine: everything a client does on the wire, without sockets, threads or
-// clocks of its own (shared/DESIGN.md §1, PROTOCOL.md §2, §3, §6, §8).
+// clocks of its own (docs/design.md#session-engine; the wire rules it follows: docs/protocol.md#handshake,
+// docs/protocol.md#ordering, docs/protocol.md#set-watches, docs/protocol.md#session-timers, docs/protocol.md#chroot).
 //
 // The driver (client/ with Asio; tests with byte scripts and a fake clock) feeds it events — "connected to the
 // host you asked for", "these bytes arrived", "the connection broke", "the time is now T", user requests — and
@@ -17,7 +18,7 @@
 // s.commit_read(now, n). At most one connection exists at a time.
 //
 // Timers, with T the negotiated session timeout (the requested one before the first handshake), the ratios of
-// the Java and C clients (PROTOCOL.md §8):
+// the Java and C clients (docs/protocol.md#session-timers):
 //   read timeout        2T/3 without receiving anything on an established connection: drop it, try the next host
 //   ping                when nothing was sent for T/3 (so an idle session is kept alive and the read timeout sees
 //                       the server's answer well before 2T/3)
@@ -171,7 +172,7 @@ class session {
   // written before the closeSession, whose replies arrive first and complete them normally.
   void close(time_point now);
   // After expiry or auth failure: starts a new session (session id 0), keeping lastZxidSeen so that a server
-  // that lags behind what we have seen refuses us (PROTOCOL.md §2 rule 2).
+  // that lags behind what we have seen refuses us (docs/protocol.md#handshake-rules, rule 2).
   void new_session(time_point now);
 
   // --- outputs ---
