@@ -1,0 +1,144 @@
+#pragma once
+// A simulated ZooKeeper 3.8 server that speaks the real wire bytes, for deterministic simulation of the zkwire
+// client and recipes (and as a reference model checked against a real server by tests/sim/differential_test.cpp).
+//
+// Byte interface, one call per event, no sockets and no clock of its own:
+//   auto c = server.open_connection();          // a client connected
+//   server.receive(c, bytes, now);              // bytes arrived from that client
+//   std::string out = server.take_output(c);    // bytes the server sends back (replies and notifications)
+//   server.is_closed(c)                         // the server closed the connection (after sending its output)
+//   server.close_connection(c, now);            // the network or the client dropped it
+//   server.tick(now);                           // time passed: expire silent sessions, reap containers
+//
+// What it models (what clients depend on): the znode tree with full stats, sequential suffixes from the parent's
+// creation counter, containers and their reaper, ephemerals owned by sessions, sessions created, resumed (with the
+// password check and the move of a session to a new connection) and expired server-side after the negotiated
+// timeout without a frame, one-shot/persistent/recursive watches with their firing rules, SetWatches/SetWatches2
+// catch-up, multi and multiRead with 3.8.0's result shapes, sync, getChildren2, whoAmI, getEphemerals,
+// getAllChildrenNumber, check/removeWatches, closeSession, pings, auth packets, and zxids (every write, failed ones
+// included, consumes one, as do session creation and close).
+// ACLs are stored, validated and enforced for world and ip ids; digest ids are stored but never match (see access
+// in data_tree.hpp). What it leaves out: SASL, TTL nodes
+// (createTTL answers UNIMPLEMENTED as a server without extended types does), reconfig and quotas.
+//
+// Thread safety: none; the simulation runs on one thread.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data_tree.hpp"
+#include "watch_table.hpp"
+#include "zkwire/proto/frame_reader.hpp"
+#include "zkwire/proto/message.hpp"
+
+namespace zkwire::sim {
+
+using sim_time = std::chrono::milliseconds;  // virtual time since the simulation started
+
+struct server_config {
+  sim_time tick_time{200};
+  sim_time min_session_timeout{0};  // 0: 2 × tick_time, as the real server
+  sim_time max_session_timeout{0};  // 0: 20 × tick_time
+  sim_time container_check_interval{1000};
+  std::int64_t server_id = 1;                 // the top byte of session ids
+  std::uint64_t seed = 1;                     // children are listed in a seeded order (the real server lists unsorted)
+  std::int64_t epoch_ms = 1'700'000'000'000;  // wall-clock ms at virtual time 0, for ctime/mtime
+};
+
+struct session_info {
+  std::int64_t id = 0;
+  std::string password;
+  sim_time timeout{0};
+  sim_time last_heard{0};
+  std::optional<connection_id> connection;
+};
+
+class server {
+ public:
+  explicit server(server_config config = {});
+
+  connection_id open_connection();
+  void receive(connection_id c, std::string_view bytes, sim_time now);
+  std::string take_output(connection_id c);
+  [[nodiscard]] bool is_closed(connection_id c) const;
+  void close_connection(connection_id c, sim_time now);
+  void tick(sim_time now);
+
+  // Faults and inspection.
+  void expire_session(std::int64_t session, sim_time now);
+  [[nodiscard]] const data_tree& tree() const noexcept { return tree_; }
+  [[nodiscard]] const watch_table& watches() const noexcept { return watches_; }
+  [[nodiscard]] const std::map<std::int64_t, session_info>& sessions() const noexcept { return sessions_; }
+  [[nodiscard]] std::int64_t last_zxid() const noexcept { return zxid_; }
+  [[nodiscard]] std::optional<std::int64_t> session_of(connection_id c) const;
+  // The earliest virtual time at which tick() has something to do (a session may expire, a container be reaped).
+  [[nodiscard]] sim_time next_deadline() const;
+
+ private:
+  struct connection {
+    proto::frame_reader reader;
+    std::string output;
+    bool handshaken = false;
+    bool closed = false;
+    std::int64_t session = 0;
+    std::vector<std::string> digest_users;  // from auth packets, for whoAmI and auth: ACLs
+  };
+  struct context {  // the request being processed
+    connection_id id;
+    connection& conn;
+    sim_time now;
+    std::int32_t xid;
+  };
+
+  void handshake(connection_id id, connection& conn, std::string_view payload, sim_time now);
+  void process(connection_id id, connection& conn, std::string_view payload, sim_time now);
+  void close(connection_id id, connection& conn);
+  void end_session(std::int64_t session, sim_time now);  // expiry or closeSession: one transaction
+  std::int64_t next_zxid() { return ++zxid_; }
+  [[nodiscard]] std::int64_t wall_ms(sim_time now) const { return config_.epoch_ms + now.count(); }
+  void fire(const triggers& t);
+  void fail(connection& conn, std::int32_t xid, std::int64_t zxid, std::error_code err);
+  template <class Body>
+  void reply(connection& conn, std::int32_t xid, std::int64_t zxid, const Body& body);
+  std::vector<std::string> listing(std::string_view path);
+  std::error_code fix_acl(const connection& conn, std::vector<proto::acl>& acl) const;
+
+  // One handler per request kind (server_ops.cpp).
+  void op_create(context& ctx, proto::op_code op, const proto::create_request& req);
+  void op_delete(context& ctx, const proto::delete_request& req);
+  void op_set_data(context& ctx, const proto::set_data_request& req);
+  void op_set_acl(context& ctx, const proto::set_acl_request& req);
+  void op_read(context& ctx, proto::op_code op, const proto::request_body& body);
+  void op_multi(context& ctx, const proto::multi_request& req);
+  void op_multi_read(context& ctx, const proto::multi_request& req);
+  void op_set_watches(context& ctx, const proto::set_watches2& req);
+  void op_watches(context& ctx, proto::op_code op, const proto::request_body& body);
+  std::error_code apply_create(context& ctx, proto::op_code op, const proto::create_request& req, std::int64_t zxid,
+                               std::string* created, triggers& out);
+
+  server_config config_;
+  data_tree tree_;
+  watch_table watches_;
+  access who_;  // every simulated client connects from 127.0.0.1
+  std::map<connection_id, connection> connections_;
+  std::map<std::int64_t, session_info> sessions_;
+  connection_id next_connection_ = 1;
+  std::int64_t next_session_ = 1;
+  std::int64_t zxid_ = 0;
+  sim_time next_container_check_{0};
+  std::mt19937_64 random_;
+};
+
+template <class Body>
+void server::reply(connection& conn, std::int32_t xid, std::int64_t zxid, const Body& body) {
+  proto::encode_reply_frame(conn.output, proto::reply_header{xid, zxid, 0}, body);
+}
+
+}  // namespace zkwire::sim
