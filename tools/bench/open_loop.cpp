@@ -22,10 +22,11 @@ class open_loop {
       : s_(s), mix_(mix), picker_(mix), recorders_(recorders), period_ns_(1e9 / s.config.rate), timer_(s.io) {
     const auto& cfg = s.config;
     if (cfg.duration.count() > 0) {
-      // The requests due before the end: k * period < duration.
-      const double length_ns = static_cast<double>(cfg.duration.count());
-      total_ = static_cast<std::uint64_t>(std::ceil(length_ns / period_ns_));
+      // The requests due before the end: due(k) < deadline. An estimate, then exact on due()'s own rounding.
       deadline_ = start_ + cfg.duration;
+      total_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(cfg.duration.count()) / period_ns_));
+      while (total_ > 0 && due(total_ - 1) >= *deadline_) --total_;
+      while (due(total_) < *deadline_) ++total_;
     } else {
       total_ = cfg.ops;
     }
