@@ -121,6 +121,7 @@ void measure(const settings& s, table& t) {
   run_config config;
   config.servers = s.servers;
   config.data_size = s.data_size;
+  config.series = false;  // the C client keeps no time series either; no rows allocated during a measurement
   runner zkwire_runner(config);
   c_client shipped(s.servers, false, s.data_size);
   c_client tuned(s.servers, true, s.data_size);

@@ -99,14 +99,19 @@ class bench_smoke_test : public test::standalone_test {
     process p(argv);
     return p.finish({}, std::chrono::seconds(120));
   }
+  // Runs bench with `args` (which ask for --json) and returns its rows; none (and a failure) if it failed.
+  static std::vector<row> bench_rows(std::initializer_list<std::string> args) {
+    const auto r = bench(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? parse_rows(r.out) : std::vector<row>{};
+  }
 };
 
 TEST_F(bench_smoke_test, ClosedLoopCountsAndPercentiles) {
   // A count: exactly that many measured operations per workload.
-  auto r = bench({"--ops", "get,set", "-n", "300", "--clients", "2", "--window", "4", "--warmup", "10", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 2U) << r.out;
+  auto rows =
+      bench_rows({"--ops", "get,set", "-n", "300", "--clients", "2", "--window", "4", "--warmup", "10", "--json"});
+  ASSERT_EQ(rows.size(), 2U);
   EXPECT_EQ(rows[0].strings["op"], "get");
   EXPECT_EQ(rows[1].strings["op"], "set");
   for (const auto& row : rows) {
@@ -120,10 +125,8 @@ TEST_F(bench_smoke_test, ClosedLoopCountsAndPercentiles) {
 
   // A duration: the measured phase lasts about that long (it stops sending at the end and waits for what is in
   // flight, a few round trips).
-  r = bench({"--ops", "get", "--duration", "1", "--warmup", "10", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 1U) << r.out;
+  rows = bench_rows({"--ops", "get", "--duration", "1", "--warmup", "10", "--json"});
+  ASSERT_EQ(rows.size(), 1U);
   EXPECT_EQ(rows[0].count("errors"), 0U);
   ASSERT_GT(rows[0].count("count"), 0U);
   const double seconds = rows[0].num("count") / rows[0].num("ops_per_sec");
@@ -134,10 +137,9 @@ TEST_F(bench_smoke_test, ClosedLoopCountsAndPercentiles) {
 
 TEST_F(bench_smoke_test, OpenLoopHonoursTheRate) {
   // 500/s for 1 s: requests k = 0..499 are due (k/500 s < 1 s), every one is sent (far below the outstanding limit).
-  auto r = bench({"--ops", "get", "--rate", "500", "--duration", "1", "--clients", "2", "--warmup", "10", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 1U) << r.out;
+  auto rows =
+      bench_rows({"--ops", "get", "--rate", "500", "--duration", "1", "--clients", "2", "--warmup", "10", "--json"});
+  ASSERT_EQ(rows.size(), 1U);
   const row& get = rows[0];
   expect_open_loop_consistent(get);
   EXPECT_EQ(get.count("intended"), 500U);
@@ -151,10 +153,8 @@ TEST_F(bench_smoke_test, OpenLoopHonoursTheRate) {
   EXPECT_GE(get.num("ops_per_sec"), 500.0 * 0.5);
 
   // With a count: that many requests at the rate, all sent.
-  r = bench({"--ops", "set", "--rate", "1000", "-n", "300", "--warmup", "0", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 1U) << r.out;
+  rows = bench_rows({"--ops", "set", "--rate", "1000", "-n", "300", "--warmup", "0", "--json"});
+  ASSERT_EQ(rows.size(), 1U);
   expect_open_loop_consistent(rows[0]);
   EXPECT_EQ(rows[0].count("intended"), 300U);
   EXPECT_EQ(rows[0].count("count"), 300U);
@@ -165,11 +165,9 @@ TEST_F(bench_smoke_test, OpenLoopHeldBackByTheOutstandingLimit) {
   // One request in flight at most, at a rate no server round trip keeps up with (a request every 20 us): nearly
   // all requests wait behind the schedule, the corrected latency takes the wait, and what is still waiting when the
   // second is over is skipped, never sent.
-  const auto r = bench(
+  const auto rows = bench_rows(
       {"--ops", "get", "--rate", "50000", "--duration", "1", "--max-outstanding", "1", "--warmup", "0", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 1U) << r.out;
+  ASSERT_EQ(rows.size(), 1U);
   const row& get = rows[0];
   expect_open_loop_consistent(get);
   EXPECT_EQ(get.count("intended"), 50000U);
@@ -181,11 +179,9 @@ TEST_F(bench_smoke_test, OpenLoopHeldBackByTheOutstandingLimit) {
 
 TEST_F(bench_smoke_test, MixedWorkloads) {
   // Open loop: the parts add up to the whole, in the proportions of the weights.
-  auto r =
-      bench({"--mix", "get:3,set:1", "--rate", "400", "--duration", "1", "--clients", "2", "--warmup", "10", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 3U) << r.out;
+  auto rows = bench_rows(
+      {"--mix", "get:3,set:1", "--rate", "400", "--duration", "1", "--clients", "2", "--warmup", "10", "--json"});
+  ASSERT_EQ(rows.size(), 3U);
   EXPECT_EQ(rows[0].strings["op"], "mix");
   EXPECT_EQ(rows[1].strings["op"], "mix/get");
   EXPECT_EQ(rows[2].strings["op"], "mix/set");
@@ -201,10 +197,8 @@ TEST_F(bench_smoke_test, MixedWorkloads) {
   EXPECT_LT(get_share, 0.9);
 
   // Closed loop.
-  r = bench({"--mix", "exists:1,children:1,multi:1", "-n", "300", "--window", "2", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  rows = parse_rows(r.out);
-  ASSERT_EQ(rows.size(), 4U) << r.out;
+  rows = bench_rows({"--mix", "exists:1,children:1,multi:1", "-n", "300", "--window", "2", "--json"});
+  ASSERT_EQ(rows.size(), 4U);
   EXPECT_EQ(rows[0].count("count"), 300U);
   EXPECT_EQ(rows[1].count("count") + rows[2].count("count") + rows[3].count("count"), 300U);
   for (const auto& row : rows) {
@@ -216,9 +210,8 @@ TEST_F(bench_smoke_test, MixedWorkloads) {
 TEST_F(bench_smoke_test, CsvHoldsHistogramsAndATimeSeriesCoveringEveryCompletion) {
   const test::temp_dir dir("bench-csv");
   const std::string csv = (dir.path() / "out.csv").string();
-  const auto r = bench({"--ops", "get", "--rate", "300", "--duration", "1.5", "--warmup", "0", "--csv", csv, "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto rows = parse_rows(r.out);
+  const auto rows =
+      bench_rows({"--ops", "get", "--rate", "300", "--duration", "1.5", "--warmup", "0", "--csv", csv, "--json"});
   ASSERT_EQ(rows.size(), 1U);
   std::ifstream in(csv);
   std::string line;

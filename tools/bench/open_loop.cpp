@@ -90,7 +90,7 @@ class open_loop {
   }
 
   void send(std::uint64_t k, clock::time_point now) {
-    const std::size_t i = static_cast<std::size_t>(k % s_.sessions.size());
+    const auto i = static_cast<std::size_t>(k % s_.sessions.size());
     const std::size_t slot = picker_.next();
     const op_kind op = mix_[slot].op;
     if (!s_.may_send(i, op)) {  // a delete with no node left

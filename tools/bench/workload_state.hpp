@@ -299,8 +299,11 @@ struct runner::state {
       tick_();
     }
     ~ticker_guard() {
-      ticker_.cancel();
-      s_.io.poll();  // runs the cancelled ticker's handler while `ticker_` still exists
+      try {
+        ticker_.cancel();
+        s_.io.poll();  // runs the cancelled ticker's handler while `ticker_` still exists
+      } catch (...) {  // NOLINT(bugprone-empty-catch): only a throwing handler could get here; none of ours throws
+      }
     }
     ticker_guard(const ticker_guard&) = delete;
     ticker_guard& operator=(const ticker_guard&) = delete;
