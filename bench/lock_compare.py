@@ -1,21 +1,34 @@
 #!/usr/bin/python3
-"""Locks: zkwire's recipe (`zkwire bench --ops get,lock`) against Kazoo's Lock, on the same server, interleaved.
+"""Locks: zkwire's recipe (`zkwire bench --ops get,lock`) against Kazoo's Lock and Curator's InterProcessMutex, on
+the same server, interleaved.
 
 Usage: /usr/bin/python3 bench/lock_compare.py --zkwire build/bin/zkwire -s HOST:PORT [-n N] [--rounds R]
+                                              [--curator auto|on|off]
 
 Measures, for each side: uncontended acquire+release latency (one session, one lock, one cycle at a time) and the
 handoff rate with 2 and 8 contenders (each its own session, all on one lock, each acquiring and releasing at once,
-over and over). Prints a markdown table with the ratios and the targets of docs/design.md#performance-targets
-(zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff rate with 8 contenders at least 1.5 x
+over and over). The sides take turns within each round, in an order that rotates from round to round, so that a
+change in the machine's load hits them alike. Prints a markdown table with the ratios and the lock targets of
+docs/design.md#performance-targets (zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff rate with 8 contenders at least 1.5 x
 Kazoo's).
-Needs Debian's python3-kazoo (run with /usr/bin/python3). Kazoo's logging is silenced.
+
+Needs Debian's python3-kazoo (run with /usr/bin/python3). Curator: bench/CuratorLockBench.java is compiled with javac
+(default-jdk-headless) into a temporary directory against Debian's libcurator-*-java jars in /usr/share/java; with
+--curator auto (the default) Curator is left out, with the reason printed, when they are missing, unless CI=true
+(then, as with --curator on, that is an error). Kazoo's logging is silenced, Curator's goes to slf4j-nop.
+zkwire and Kazoo run 20 untimed cycles before each measurement; Curator runs --curator-warmup (default 500), since
+a JVM runs its code interpreted until the JIT has compiled it, and the comparison is meant to be with Curator in its
+steady state (on a loaded machine, 20 cycles left Curator's p50 several times slower).
 """
 
 import argparse
 import json
 import logging
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -99,55 +112,146 @@ def zkwire_bench(zkwire, servers, ops, count, clients):
     return {row["op"]: row for row in (json.loads(line) for line in out.splitlines() if line.strip())}
 
 
+CURATOR_JARS = ["curator-recipes", "curator-framework", "curator-client", "zookeeper", "zookeeper-jute", "guava",
+                "slf4j-api", "slf4j-nop"]
+JAVA_DIR = "/usr/share/java"
+
+
+class Curator:
+    """bench/CuratorLockBench.java, compiled once into a temporary directory and run once per measurement."""
+
+    def __init__(self, work_dir):
+        jars = [os.path.join(JAVA_DIR, f"{name}.jar") for name in CURATOR_JARS]
+        missing = [j for j in jars if not os.path.exists(j)]
+        if missing:
+            raise RuntimeError("missing " + ", ".join(missing) + " (Debian's libcurator-*-java, libslf4j-java)")
+        for tool in ("javac", "java"):
+            if shutil.which(tool) is None:
+                raise RuntimeError(f"no {tool} (Debian's default-jdk-headless)")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "CuratorLockBench.java")
+        self.classpath = ":".join([work_dir] + jars)
+        result = subprocess.run(["javac", "-d", work_dir, "-cp", self.classpath, source], capture_output=True,
+                                text=True)
+        if result.returncode != 0:
+            raise RuntimeError("javac failed:\n" + result.stderr)
+
+    def run(self, servers, *args):
+        result = subprocess.run(["java", "-cp", self.classpath, "CuratorLockBench", servers] + [str(a) for a in args],
+                                capture_output=True, text=True, timeout=600)
+        if result.returncode != 0:
+            raise RuntimeError("CuratorLockBench failed: " + result.stderr.strip())
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    def uncontended(self, servers, count, warmup):
+        return self.run(servers, "uncontended", count, warmup)
+
+    def handoff(self, servers, contenders, count, warmup):
+        return self.run(servers, "handoff", contenders, count, warmup)
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zkwire", required=True)
     parser.add_argument("-s", "--servers", required=True)
     parser.add_argument("-n", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--curator", choices=["auto", "on", "off"], default="auto")
+    parser.add_argument("--curator-warmup", type=int, default=500)
     args = parser.parse_args()
     logging.getLogger("kazoo").setLevel(logging.CRITICAL)
+    warmup = 20
 
-    z_unc, k_unc, z_get = [], [], []
-    z_hand = {2: [], 8: []}
-    k_hand = {2: [], 8: []}
+    work_dir = tempfile.mkdtemp(prefix="zkwire-lock-compare.")
+    curator, curator_missing = None, ""
+    try:
+        if args.curator != "off":
+            try:
+                curator = Curator(work_dir)
+            except RuntimeError as e:
+                if args.curator == "on" or os.environ.get("CI") == "true":
+                    raise
+                curator_missing = str(e)
+                print(f"lock_compare: Curator left out: {e}", file=sys.stderr)
+        else:
+            curator_missing = "--curator off"
+        run(args, curator, curator_missing, warmup)
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def run(args, curator, curator_missing, warmup):
+    sides = ["zkwire", "kazoo"] + (["curator"] if curator else [])
+    unc = {side: [] for side in sides}
+    hand = {side: {2: [], 8: []} for side in sides}
+    z_get = []
+
+    def uncontended(side):
+        if side == "zkwire":
+            rows = zkwire_bench(args.zkwire, args.servers, "get,lock", args.n, 1)
+            z_get.append(rows["get"]["p50_us"])
+            return rows["lock"]["p50_us"]
+        if side == "kazoo":
+            return kazoo_uncontended(args.servers, args.n, warmup)["p50_us"]
+        return curator.uncontended(args.servers, args.n, args.curator_warmup)["p50_us"]
+
+    def handoff(side, k):
+        if side == "zkwire":
+            return zkwire_bench(args.zkwire, args.servers, "lock", args.n, k)["lock-handoff"]
+        if side == "kazoo":
+            return kazoo_handoff(args.servers, k, args.n)
+        return curator.handoff(args.servers, k, args.n, args.curator_warmup)
+
     for round_number in range(args.rounds):
         print(f"lock_compare: round {round_number + 1}/{args.rounds}", file=sys.stderr)
-        rows = zkwire_bench(args.zkwire, args.servers, "get,lock", args.n, 1)
-        z_unc.append(rows["lock"]["p50_us"])
-        z_get.append(rows["get"]["p50_us"])
-        k_unc.append(kazoo_uncontended(args.servers, args.n, 20)["p50_us"])
+        shift = round_number % len(sides)
+        order = sides[shift:] + sides[:shift]
+        for side in order:
+            unc[side].append(uncontended(side))
         for k in (2, 8):
-            if round_number % 2 == 0:
-                z_hand[k].append(zkwire_bench(args.zkwire, args.servers, "lock", args.n, k)["lock-handoff"])
-                k_hand[k].append(kazoo_handoff(args.servers, k, args.n))
-            else:
-                k_hand[k].append(kazoo_handoff(args.servers, k, args.n))
-                z_hand[k].append(zkwire_bench(args.zkwire, args.servers, "lock", args.n, k)["lock-handoff"])
+            for side in order:
+                hand[side][k].append(handoff(side, k))
 
-    def median(values):
-        return sorted(values)[len(values) // 2]
-
-    print("### Locks: zkwire against Kazoo's Lock")
+    print("### Locks: zkwire against Kazoo's Lock and Curator's InterProcessMutex")
     print()
     print(f"Medians over {args.rounds} interleaved rounds of {args.n} cycles each; Kazoo "
-          f"from Debian's python3-kazoo on /usr/bin/python3.")
+          f"from Debian's python3-kazoo on /usr/bin/python3"
+          + (", Curator from Debian's libcurator-*-java (bench/CuratorLockBench.java, one JVM per measurement, "
+             f"{args.curator_warmup} untimed cycles first to warm the JIT; zkwire and Kazoo {warmup})."
+             if curator else "."))
+    if not curator:
+        print(f"Curator not measured: {curator_missing}.")
     print()
-    print("| figure | zkwire | Kazoo | zkwire / Kazoo |")
-    print("|---|---:|---:|---:|")
-    zu, ku = median(z_unc), median(k_unc)
-    print(f"| uncontended acquire+release p50 (us) | {zu:.0f} | {ku:.0f} | {zu / ku:.2f} |")
+    header = "| figure | zkwire | Kazoo |" + (" Curator |" if curator else "") + " zkwire / Kazoo |" + \
+        (" zkwire / Curator |" if curator else "")
+    print(header)
+    print("|---" + "|---:" * (header.count("|") - 2) + "|")
+
+    def row(name, values, fmt="{:.0f}"):
+        z, k = values["zkwire"], values["kazoo"]
+        cells = [fmt.format(z), fmt.format(k)]
+        if curator:
+            cells.append(fmt.format(values["curator"]))
+        cells.append(f"{z / k:.2f}")
+        if curator:
+            cells.append(f"{z / values['curator']:.2f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+    row("uncontended acquire+release p50 (us)", {side: median(unc[side]) for side in sides})
     for k in (2, 8):
-        zr = median([r["ops_per_sec"] for r in z_hand[k]])
-        kr = median([r["ops_per_sec"] for r in k_hand[k]])
-        zw = median([r["p50_us"] for r in z_hand[k]])
-        kw = median([r["p50_us"] for r in k_hand[k]])
-        print(f"| handoff rate, {k} contenders (acquisitions/s) | {zr:.0f} | {kr:.0f} | {zr / kr:.2f} |")
-        print(f"| wait p50, {k} contenders (us) | {zw:.0f} | {kw:.0f} | {zw / kw:.2f} |")
+        row(f"handoff rate, {k} contenders (acquisitions/s)",
+            {side: median([r["ops_per_sec"] for r in hand[side][k]]) for side in sides})
+        row(f"wait p50, {k} contenders (us)", {side: median([r["p50_us"] for r in hand[side][k]]) for side in sides})
     print()
+    print("For latencies a ratio below 1 favours zkwire; for rates a ratio above 1 does.")
+    print()
+    zu = median(unc["zkwire"])
     zg = median(z_get)
-    z8 = median([r["ops_per_sec"] for r in z_hand[8]])
-    k8 = median([r["ops_per_sec"] for r in k_hand[8]])
+    z8 = median([r["ops_per_sec"] for r in hand["zkwire"][8]])
+    k8 = median([r["ops_per_sec"] for r in hand["kazoo"][8]])
     print("| target | measured | wanted | |")
     print("|---|---:|---:|---|")
     print(f"| uncontended acquire+release p50 / get p50 (zkwire) | {zu / zg:.2f} | <= 2.20 | "

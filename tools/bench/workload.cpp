@@ -10,6 +10,8 @@
 #include "workload_state.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire_bench/cpu_time.hpp"
+#include "zkwire_bench/mix.hpp"
+#include "zkwire_bench/recorder.hpp"
 
 namespace zkwire::bench {
 std::string_view op_name(op_kind op) noexcept {
@@ -66,29 +68,81 @@ const std::string& runner::scratch() const noexcept { return state_->scratch; }
 std::string runner::node_of(std::size_t client) const { return state_->sessions.at(client).node; }
 
 std::vector<op_report> runner::run(op_kind op) {
+  if (op == op_kind::lock) {
+    if (state_->config.rate > 0) {
+      throw std::system_error(make_error_code(std::errc::invalid_argument),
+                              "the lock workload has no open loop (rate)");
+    }
+    return lock_workload::run(*this);
+  }
+  return run(std::vector<mix_entry>{mix_entry{op, 1}});
+}
+
+std::vector<op_report> runner::run(const std::vector<mix_entry>& mix) {
   auto& s = *state_;
-  if (op == op_kind::lock) return lock_workload::run(*this);
+  if (mix.empty()) throw std::system_error(make_error_code(std::errc::invalid_argument), "an empty mix");
+  if (mix.size() == 1 && mix.front().op == op_kind::lock) return run(op_kind::lock);
+  for (const auto& e : mix) {
+    if (mix.size() > 1 && !mixable(e.op)) {
+      throw std::system_error(make_error_code(std::errc::invalid_argument),
+                              std::string(op_name(e.op)) + " cannot be mixed");
+    }
+  }
   const auto& cfg = s.config;
   const bool timed = cfg.duration.count() > 0;
-  if (op == op_kind::remove) {
-    // With a duration: whatever create left, or enough for a generous run.
-    s.prepare_delete(cfg.warmup + (timed ? 20000 : cfg.ops));
+  const bool open = cfg.rate > 0;
+  if (mix.front().op == op_kind::remove) {
+    // Enough nodes for the run: the count, or with a duration what the rate needs (or, closed, whatever create
+    // left or a generous number).
+    std::uint64_t wanted = cfg.ops;
+    if (timed) {
+      wanted =
+          open ? static_cast<std::uint64_t>(cfg.rate * std::chrono::duration<double>(cfg.duration).count()) + 1 : 20000;
+    }
+    s.prepare_delete(cfg.warmup + wanted);
   }
-  if (cfg.warmup > 0) s.run_phase(op, cfg.warmup, std::nullopt, cfg.window, nullptr);
+  // Warmup: closed loop, one request at a time per session in the open loop.
+  if (cfg.warmup > 0) s.run_phase(mix, cfg.warmup, std::nullopt, open ? 1 : cfg.window, nullptr);
 
-  op_report report;
-  report.op = std::string(op_name(op));
-  report.server = cfg.servers;
-  report.clients = cfg.clients;
-  report.window = cfg.window;
+  // Reports: the whole mix first (for a mix of several), then one per operation. Made before the recorders,
+  // which point into them.
+  const bool several = mix.size() > 1;
+  std::vector<op_report> reports(several ? mix.size() + 1 : 1);
+  for (std::size_t j = 0; j < reports.size(); ++j) {
+    op_report& r = reports[j];
+    r.op = !several ? std::string(op_name(mix.front().op))
+           : j == 0 ? std::string("mix")
+                    : "mix/" + std::string(op_name(mix[j - 1].op));
+    r.server = cfg.servers;
+    r.clients = cfg.clients;
+    r.window = open ? 0 : cfg.window;
+    r.open_loop = open;
+    r.rate = cfg.rate;
+    r.max_outstanding = open ? cfg.max_outstanding : 0;
+  }
   cpu_meter meter;
-  s.run_phase(op, cfg.ops, timed ? std::optional<clock::duration>(cfg.duration) : std::nullopt, cfg.window,
-              &report.latency);
+  const auto start = clock::now();
+  std::vector<latency_recorder> recorders;
+  recorders.reserve(reports.size());
+  for (std::size_t j = 0; j < mix.size(); ++j) {
+    recorders.emplace_back(reports[several ? j + 1 : 0], start, open, cfg.series);
+  }
+  if (several) recorders.emplace_back(reports[0], start, open, cfg.series);
+  if (open) {
+    run_open_loop(s, mix, recorders, reports);
+  } else {
+    s.run_phase(mix, cfg.ops, timed ? std::optional<clock::duration>(cfg.duration) : std::nullopt, cfg.window,
+                &recorders);
+  }
   meter.stop();
-  report.errors = s.current.errors;
-  report.elapsed_ns = meter.elapsed_ns();
-  report.cpu_ns = meter.cpu_ns();
-  return {std::move(report)};
+  const auto end = clock::now();
+  for (auto& r : recorders) r.close(end);
+  for (auto& r : reports) {
+    r.elapsed_ns = meter.elapsed_ns();
+    r.cpu_ns = meter.cpu_ns();
+    if (open && r.intended == 0) r.intended = r.sent() + r.skipped;  // a mix's parts: what was sent of them
+  }
+  return reports;
 }
 
 }  // namespace zkwire::bench

@@ -1,10 +1,12 @@
-// zkwire bench [--ops LIST] [-n N | --duration SEC] [--window W] [--clients C] [--data-size BYTES] [--warmup N]
-//              [--per-server] [--json] [--csv FILE]
+// zkwire bench [--ops LIST | --mix OP:WEIGHT,...] [-n N | --duration SEC] [--window W | --rate OPS
+//              [--max-outstanding M]] [--clients C] [--data-size BYTES] [--warmup N] [--per-server] [--json]
+//              [--csv FILE]
 // The workloads, histogram and report formats live in tools/bench (zkwire_bench_core); this file is the command.
 
 #include <unistd.h>
 
-#include <array>
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -17,27 +19,18 @@
 #include "session.hpp"
 #include "util.hpp"
 #include "zkwire/client/connect_string.hpp"
+#include "zkwire_bench/mix.hpp"
 #include "zkwire_bench/report.hpp"
 #include "zkwire_bench/workload.hpp"
 
 namespace zkwire::cli {
 namespace {
 
-constexpr std::array<option_spec, 10> specs = {{{0, "ops", true},
-                                                {'n', "count", true},
-                                                {0, "duration", true},
-                                                {0, "window", true},
-                                                {0, "clients", true},
-                                                {0, "data-size", true},
-                                                {0, "warmup", true},
-                                                {0, "per-server", false},
-                                                {0, "json", false},
-                                                {0, "csv", true}}};
-
 constexpr std::string_view default_ops = "get,exists,set,create,delete,children,multi";
 
 struct bench_options {
-  std::vector<bench::op_kind> ops;
+  std::vector<bench::op_kind> ops;    // run one after the other
+  std::vector<bench::mix_entry> mix;  // or this mix (then ops is empty)
   bench::run_config run;
   bool per_server = false;
   bool json = false;
@@ -64,34 +57,93 @@ std::vector<bench::op_kind> parse_ops(std::string_view list) {
   return ops;
 }
 
-bench_options parse_options(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 0, 0);
+// The command's options, declared to CLI11; values land in the members.
+struct option_values {
+  std::string ops{default_ops};
+  std::string mix;
+  std::int64_t count = 10000;
+  double duration = 0;
+  std::int64_t window = 1;
+  std::int64_t clients = 1;
+  std::int64_t data_size = 100;
+  std::int64_t warmup = 100;
+  double rate = 0;
+  std::int64_t max_outstanding = 10000;
+  bool per_server = false;
+  bool json = false;
+  std::string csv;
+};
+
+// Parses the arguments with CLI11: -h/--help throws help_requested, any error usage_error naming the option.
+// Returns the app so the caller can ask which options were given.
+option_values parse_with_cli11(const std::vector<std::string>& args, CLI::App& app) {
   constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  option_values v;
+  app.set_help_flag("-h,--help");
+  app.allow_extras(false);
+  auto* ops = app.add_option("--ops", v.ops);
+  auto* mix = app.add_option("--mix", v.mix);
+  auto* count = app.add_option("-n,--count", v.count)->check(CLI::Range(std::int64_t{1}, max));
+  auto* duration = app.add_option("--duration", v.duration)->check(CLI::Range(1e-3, 1e9));
+  auto* window = app.add_option("--window", v.window)->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+  app.add_option("--clients", v.clients)->check(CLI::Range(std::int64_t{1}, std::int64_t{10000}));
+  app.add_option("--data-size", v.data_size)->check(CLI::Range(std::int64_t{0}, std::int64_t{1024} * 1024));
+  app.add_option("--warmup", v.warmup)->check(CLI::Range(std::int64_t{0}, max));
+  auto* rate = app.add_option("--rate", v.rate)->check(CLI::Range(1e-3, 1e7));
+  auto* outstanding =
+      app.add_option("--max-outstanding", v.max_outstanding)->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  app.add_flag("--per-server", v.per_server);
+  app.add_flag("--json", v.json);
+  app.add_option("--csv", v.csv);
+  count->excludes(duration);
+  mix->excludes(ops);
+  rate->excludes(window);
+  outstanding->needs(rate);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw help_requested{};
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e.what());
+  }
+  return v;
+}
+
+bench_options parse_options(const command_context& context) {
+  CLI::App app{"", "bench"};
+  const option_values v = parse_with_cli11(context.args, app);
+  const auto given = [&](const char* name) { return app.count(name) > 0; };
   bench_options o;
-  o.ops = parse_ops(args.value("ops").value_or(std::string(default_ops)));
+  if (given("--mix")) {
+    std::string error;
+    auto mix = bench::parse_mix(v.mix, error);
+    if (!mix) throw usage_error("--mix: " + error);
+    o.mix = std::move(*mix);
+  } else {
+    o.ops = parse_ops(v.ops);
+  }
   o.run.servers = context.global.servers;
   o.run.session_timeout = context.global.session_timeout;
   o.run.auth = make_client_options(context.global).auth;
-  if (args.has("count") && args.has("duration")) throw usage_error("-n and --duration exclude each other");
-  if (const auto n = args.value("count")) o.run.ops = static_cast<std::uint64_t>(parse_integer(*n, 1, max, "-n"));
-  if (const auto d = args.value("duration")) {
-    const double seconds = parse_seconds(*d, "--duration");
-    if (seconds <= 0) throw usage_error("--duration: must be positive");
-    o.run.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+  o.run.ops = static_cast<std::uint64_t>(v.count);
+  if (given("--duration")) {
+    o.run.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(v.duration));
   }
-  if (const auto w = args.value("window"))
-    o.run.window = static_cast<std::uint64_t>(parse_integer(*w, 1, 100000, "--window"));
-  if (const auto c = args.value("clients")) {
-    o.run.clients = static_cast<std::uint64_t>(parse_integer(*c, 1, 10000, "--clients"));
+  o.run.window = static_cast<std::uint64_t>(v.window);
+  o.run.clients = static_cast<std::uint64_t>(v.clients);
+  o.run.data_size = static_cast<std::size_t>(v.data_size);
+  o.run.warmup = static_cast<std::uint64_t>(v.warmup);
+  if (given("--rate")) {
+    o.run.rate = v.rate;
+    o.run.max_outstanding = static_cast<std::uint64_t>(v.max_outstanding);
+    if (std::find(o.ops.begin(), o.ops.end(), bench::op_kind::lock) != o.ops.end()) {
+      throw usage_error("--rate: the lock workload has no open loop (leave lock out of --ops)");
+    }
   }
-  if (const auto s = args.value("data-size")) {
-    o.run.data_size = static_cast<std::size_t>(parse_integer(*s, 0, std::int64_t{1024} * 1024, "--data-size"));
-  }
-  if (const auto w = args.value("warmup"))
-    o.run.warmup = static_cast<std::uint64_t>(parse_integer(*w, 0, max, "--warmup"));
-  o.per_server = args.has("per-server");
-  o.json = context.global.json || args.has("json");
-  o.csv = args.value("csv").value_or("");
+  o.per_server = v.per_server;
+  o.json = context.global.json || v.json;
+  o.csv = v.csv;
   return o;
 }
 
@@ -111,13 +163,14 @@ std::vector<std::string> targets(const bench_options& o) {
 // A progress line on stderr, rewritten in place; only when stderr is a terminal.
 bench::progress_function progress_line() {
   if (isatty(STDERR_FILENO) == 0) return {};
-  return [](std::string_view op, std::uint64_t done, std::uint64_t target, double elapsed) {
-    if (target > 0) {
-      std::fprintf(stderr, "\r\033[Kzkwire: bench: %.*s %llu/%llu ops, %.1f s", static_cast<int>(op.size()), op.data(),
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(target), elapsed);
-    } else {
-      std::fprintf(stderr, "\r\033[Kzkwire: bench: %.*s %llu ops, %.1f s", static_cast<int>(op.size()), op.data(),
-                   static_cast<unsigned long long>(done), elapsed);
+  return [](const bench::progress_info& p) {
+    std::fprintf(stderr, "\r\033[Kzkwire: bench: %.*s %llu", static_cast<int>(p.op.size()), p.op.data(),
+                 static_cast<unsigned long long>(p.done));
+    if (p.target > 0) std::fprintf(stderr, "/%llu", static_cast<unsigned long long>(p.target));
+    std::fprintf(stderr, " ops, %.1f s", p.elapsed_s);
+    if (p.open_loop) {
+      std::fprintf(stderr, ", %llu outstanding, %llu behind schedule", static_cast<unsigned long long>(p.outstanding),
+                   static_cast<unsigned long long>(p.backlog));
     }
     std::fflush(stderr);
   };
@@ -133,18 +186,22 @@ int run(const command_context& context) {
   }
   const auto progress = progress_line();
   std::vector<bench::op_report> reports;
+  const auto emit = [&](bench::op_report& report) {
+    if (progress) std::fputs("\r\033[K", stderr);
+    if (o.json) print_line(bench::format_json(report));
+    if (csv != nullptr) std::fputs(bench::format_csv(report).c_str(), csv);
+    reports.push_back(std::move(report));
+  };
   for (const auto& target : targets(o)) {
     bench::run_config config = o.run;
     config.servers = target;
     try {
       bench::runner runner(config, progress);
+      if (!o.mix.empty()) {
+        for (auto& report : runner.run(o.mix)) emit(report);
+      }
       for (const auto op : o.ops) {
-        for (auto& report : runner.run(op)) {
-          if (progress) std::fputs("\r\033[K", stderr);
-          if (o.json) print_line(bench::format_json(report));
-          if (csv != nullptr) std::fputs(bench::format_csv(report).c_str(), csv);
-          reports.push_back(std::move(report));
-        }
+        for (auto& report : runner.run(op)) emit(report);
       }
     } catch (const std::system_error& e) {
       if (csv != nullptr) std::fclose(csv);  // NOLINT(cppcoreguidelines-owning-memory)
@@ -162,8 +219,8 @@ int run(const command_context& context) {
 
 const command bench_command{
     "bench",
-    "bench [--ops LIST] [-n N | --duration SEC] [--window W] [--clients C] [--data-size BYTES] [--warmup N] "
-    "[--per-server] [--json] [--csv FILE]",
+    "bench [--ops LIST | --mix OP:WEIGHT,...] [-n N | --duration SEC] [--window W | --rate OPS "
+    "[--max-outstanding M]] [--clients C] [--data-size BYTES] [--warmup N] [--per-server] [--json] [--csv FILE]",
     "measure operation latency and throughput",
     R"(Measures ZooKeeper operations with this client: for each operation in LIST, WARMUP untimed operations,
 then N measured ones (or as many as fit in SEC seconds), from C sessions each keeping W requests in flight.
@@ -182,16 +239,38 @@ time per operation (microseconds). A progress line goes to stderr when it is a t
                        lock               uncontended acquire+release of a lock per session (recipes);
                                           with --clients 2 or more also "lock-handoff": all sessions
                                           contend for one lock (latency: the wait; ops/s: handoffs)
+  --mix OP:WEIGHT,...
+                     instead of --ops: one workload mixing operations, each request's operation picked at
+                     random by weight (fixed seed), e.g. get:80,set:20 (get, exists, set, create, children,
+                     multi; integer weights from 1 to 1000000). Rows: "mix" for all, "mix/OP" for each
   -n, --count N      measured operations per workload, over all sessions (default 10000)
   --duration SEC     instead of -n: run each workload SEC seconds (decimals allowed)
   --window W         requests in flight per session (default 1: one at a time)
+  --rate OPS         open loop instead of --window: send OPS requests per second over all sessions (request k
+                     due k/OPS seconds after the start, on session k mod C), never waiting for replies.
+                     Each request has two latencies: "corrected", from when it was due (it counts any wait
+                     behind the schedule, so a server that cannot keep up shows as growing latency) and
+                     "service", from when it was actually sent. Not for lock
+  --max-outstanding M
+                     with --rate: at most M requests in flight over all sessions (default 10000), which
+                     bounds memory; requests due meanwhile wait (costing no memory) and go out as replies
+                     come back, their wait counted in the corrected latency. With --duration, those still
+                     waiting at the end are not sent and are counted as "skipped"
   --clients C        sessions, all driven by one thread (default 1)
   --data-size BYTES  data of get/set/create nodes (default 100)
-  --warmup N         untimed operations before each workload (default 100)
+  --warmup N         untimed operations before each workload (default 100; one at a time per session with
+                     --rate)
   --per-server       measure each server of --servers on its own, one after the other
-  --json             one JSON object per operation instead of the table (as the global --json)
-  --csv FILE         write the latency histograms (op,server,low_us,high_us,count,cumulative) to FILE,
-                     for scripts/plot-latency
+  --json             one JSON object per operation instead of the table (as the global --json); with --rate
+                     also "mode":"open", "rate", "intended" (= "sent" + "skipped"; "sent" = "count" +
+                     "errors"), "max_outstanding" and corrected_mean_us, corrected_p50_us ... corrected_max_us
+                     (the other *_us figures are service times)
+  --csv FILE         write the latency histograms and a per-second time series to FILE, for
+                     scripts/plot-latency; columns: op,server,row,latency,second,low_us,high_us,count,
+                     cumulative,errors,p50_us,p99_us,max_us,ops_per_sec; row "bucket" (a histogram bucket
+                     of latency "service" or "corrected": low_us, high_us, count, cumulative fraction) or
+                     "second" (one second since the measured phase began: count and errors completed in it,
+                     p50_us, p99_us, max_us, ops_per_sec); lock rows have buckets only
 
 Exit status: 0, 2 usage error, 4 no session (could not connect within the connect timeout).
 )",
