@@ -9,8 +9,8 @@ Measures, for each side: uncontended acquire+release latency (one session, one l
 handoff rate with 2 and 8 contenders (each its own session, all on one lock, each acquiring and releasing at once,
 over and over). The sides take turns within each round, in an order that rotates from round to round, so that a
 change in the machine's load hits them alike. Prints a markdown table with the ratios and the lock targets of
-docs/design.md#performance-targets (zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff rate with 8 contenders at least 1.5 x
-Kazoo's).
+docs/design.md#performance-targets (zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff
+rate with 8 contenders at least 1.5 x Kazoo's).
 
 Needs Debian's python3-kazoo (run with /usr/bin/python3). Curator: bench/CuratorLockBench.java is compiled with javac
 (default-jdk-headless) into a temporary directory against Debian's libcurator-*-java jars in /usr/share/java; with

@@ -7,7 +7,8 @@
 // client with a window of 1, the C client's zoo_get etc.), pipelined get and create throughput at windows 1, 16
 // and 128 (zoo_aget / zoo_acreate with completion counting), client CPU time per op (the whole process), heap
 // allocations per zkwire op (every operator new of the process during zkwire's phases, result payloads
-// included), and the ratios zkwire / C. Then the performance targets (docs/design.md#performance-targets) with "met" or "missed".
+// included), and the ratios zkwire / C. Then the performance targets (docs/design.md#performance-targets) with "met" or
+// "missed".
 
 #include <atomic>
 #include <cstdio>
