@@ -39,7 +39,11 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::u
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    ++holds_;  // reentrant
+    if (options_.reentrant) {
+      ++holds_;
+    } else {
+      refuse = lock_errc::already_held;
+    }
   } else if (state_ == lock_state::lost) {
     refuse = lock_errc::lock_lost;
   } else if (current_) {

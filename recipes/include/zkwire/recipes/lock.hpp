@@ -37,8 +37,10 @@
 //   caller's ops in a multi that first checks our node exists: a holder whose node is gone cannot write.
 //
 // Reentrancy
-//   async_acquire on a lock object that holds the lock completes at once and counts up; async_release counts
-//   down and deletes the node at zero. It is per object, not per thread or coroutine.
+//   Off by default: async_acquire on a lock object that holds the lock fails with lock_errc::already_held (two
+//   coroutines sharing one object must not both believe they hold it). With lock_options::reentrant it completes
+//   at once and counts up; async_release counts down and deletes the node at zero. Either way it is per object,
+//   not per thread or coroutine: the object cannot tell who calls it.
 //
 // Revocation
 //   The holder watches its own node's data. When someone writes "unlock" (ZooKeeper's recipe) or "__REVOKE__"
@@ -120,6 +122,8 @@ struct lock_options {
   std::optional<std::chrono::milliseconds> safety_margin;
   // ACL of our lock node and of the directories created for it.
   std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
+  // Acquiring a lock object that already holds counts up instead of failing with lock_errc::already_held.
+  bool reentrant = false;
 };
 
 class lock;
@@ -221,15 +225,16 @@ class lock {
   [[nodiscard]] asio::any_io_executor get_executor() const { return detail::executor_of(*impl_); }
 
   // Acquires the lock, waiting at most `timeout` (0: try once — one round trip; fails with lock_errc::timeout
-  // if another contender precedes us). Signature void(std::error_code). Completes at once (posted) and counts up
-  // if this object already holds it.
-  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::acquire_in_progress (another acquire of this
-  // object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the same
-  // read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released),
-  // the session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the
-  // directory (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), client_error::
-  // invalid_path. Connection loss is not an error: the acquire continues after the reconnect, within the timeout.
-  // After any error nothing is left behind (see "Cleanup guarantee").
+  // if another contender precedes us). Signature void(std::error_code). If this object already holds it: completes
+  // at once (posted), counting up with lock_options::reentrant, else with lock_errc::already_held (the hold is
+  // unchanged).
+  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::already_held, lock_errc::acquire_in_progress
+  // (another acquire of this object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the
+  // same read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released), the
+  // session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the directory
+  // (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), and client_error::invalid_path.
+  // Connection loss is not an error: the acquire continues after the reconnect, within the timeout. After any error
+  // nothing is left behind (see "Cleanup guarantee").
   template <class CompletionToken>
   auto async_acquire(std::chrono::milliseconds timeout, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_acquire{impl_}, token,
@@ -276,7 +281,7 @@ class lock {
   [[nodiscard]] bool owns_lock() const noexcept {
     return state() == lock_state::held || state() == lock_state::uncertain;
   }
-  // Reentrant acquisitions not yet released (0 when not held).
+  // Acquisitions not yet released (0 when not held; above 1 only with lock_options::reentrant).
   [[nodiscard]] std::size_t hold_count() const noexcept { return detail::hold_count_of(*impl_); }
   [[nodiscard]] const std::string& directory() const noexcept { return detail::directory_of(*impl_); }
   [[nodiscard]] lock_kind kind() const noexcept { return detail::kind_of(*impl_); }
