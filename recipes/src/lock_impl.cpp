@@ -162,6 +162,9 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
           self->on_lost(server_error::no_node);
         } else if (e.type == event_type::node_data_changed) {
           self->watch_own_node(generation);  // reads the new data (a revocation request?) and watches again
+        } else if (e.type == event_type::data_watch_removed) {
+          // A waiter of this client that gave up removed the client's data watches on our node: watch again.
+          self->watch_own_node(generation);
         }
       },
       [weak, generation](std::error_code ec, const get_result& r) {

@@ -225,7 +225,10 @@ TEST_F(lock_test, FiftyWaitersAreGrantedInOrderWithoutAHerd) {
   // A named closure: the coroutine refers to its captures, so it must outlive run_all.
   const auto check_and_release = [&]() -> asio::awaitable<void> {
     EXPECT_TRUE(co_await test::wait_for_children(*cs[0], dir(), waiters + 1));
-    co_await test::sleep_for(200ms);  // every waiter has set its watch
+    // Every waiter has set its watch once each client has settled: their listings were answered before the
+    // second round trip, and the watching getData each of them sends then went out before it.
+    for (auto& client_of_waiters : cs) co_await test::settle(*client_of_waiters);
+    for (auto& client_of_waiters : cs) co_await test::settle(*client_of_waiters);
     const auto watches = test::parse_wchp(cluster().four_letter(0, "wchp"));
     EXPECT_EQ(watches.count(dir()), 0U) << "a watch on the lock directory";
     std::size_t lock_node_watches = 0;
