@@ -97,6 +97,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
   a->deadline.cancel();
   node_ = node;
   holds_ = 1;
+  ++grant_id_;
   ++generation_;
   own_watch_armed_ = false;
   revocation_seen_mzxid_ = 0;

@@ -68,9 +68,11 @@
 
 #include <asio/any_io_executor.hpp>
 #include <asio/associated_cancellation_slot.hpp>
+#include <asio/associated_executor.hpp>
 #include <asio/async_result.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/cancellation_type.hpp>
+#include <asio/post.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -163,6 +165,69 @@ void set_listener(lock_impl& impl, lock_listener listener);
 void set_revocation_handler(lock_impl& impl, revocation_handler handler);
 asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
 
+// For lock_hold.
+bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept;
+void release_grant(const lock_ptr& impl, std::uint64_t grant, std::unique_ptr<completion<>> done);
+
+}  // namespace detail
+
+// One hold of a lock, from lock::async_acquire_hold: move-only, and destroying it while it holds releases the lock
+// in the background (like lock::async_release with a handler that ignores the result; the delete is retried as
+// in "Cleanup guarantee"). A coroutine that holds a lock in a lock_hold cannot leak it, whether it returns, throws
+// or is destroyed. A hold refers to one grant: if its lock was released (and perhaps acquired again) another way,
+// the hold no longer owns anything and its destruction does nothing. With lock_options::reentrant each hold
+// counts one acquisition.
+// Thread safety: like the lock; destroy or release it on the client's executor. It keeps the lock's state alive,
+// so it may outlive the lock object (the lock's destruction has released it already).
+class lock_hold {
+ public:
+  lock_hold() noexcept = default;
+  lock_hold(detail::lock_ptr impl, std::uint64_t grant) noexcept : impl_(std::move(impl)), grant_(grant) {}
+  ~lock_hold() { release_in_background(); }
+  lock_hold(const lock_hold&) = delete;
+  lock_hold& operator=(const lock_hold&) = delete;
+  lock_hold(lock_hold&& other) noexcept : impl_(std::move(other.impl_)), grant_(other.grant_) {}
+  lock_hold& operator=(lock_hold&& other) noexcept {
+    if (this != &other) {
+      release_in_background();
+      impl_ = std::move(other.impl_);
+      grant_ = other.grant_;
+    }
+    return *this;
+  }
+
+  // True while the grant it refers to is held (or uncertain, or lost and not yet released).
+  [[nodiscard]] bool owns_lock() const noexcept { return impl_ && detail::holds_grant(*impl_, grant_); }
+  explicit operator bool() const noexcept { return owns_lock(); }
+
+  // Releases now and empties the hold; as lock::async_release (lock_errc::not_held if it owns nothing).
+  template <class CompletionToken>
+  auto async_release(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        [](auto handler, detail::lock_ptr impl, std::uint64_t grant) {
+          if (!impl) {
+            auto ex = asio::get_associated_executor(handler);
+            asio::post(ex, [h = std::move(handler)]() mutable { std::move(h)(make_error_code(lock_errc::not_held)); });
+            return;
+          }
+          auto executor = detail::executor_of(*impl);
+          detail::release_grant(impl, grant, detail::make_completion<>(std::move(handler), executor));
+        },
+        token, std::move(impl_), grant_);
+  }
+
+ private:
+  void release_in_background() noexcept;
+
+  detail::lock_ptr impl_;
+  std::uint64_t grant_ = 0;
+};
+
+namespace detail {
+
+std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
+                                 std::unique_ptr<completion<lock_hold>> done);
+
 template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
 struct canceller {
   lock_weak_ptr impl;
@@ -193,6 +258,17 @@ struct initiate_acquire {
   void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = start_acquire(impl, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
+    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+  }
+};
+
+struct initiate_acquire_hold {
+  lock_ptr impl;
+  template <class Handler>
+  void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    const auto id = start_acquire_hold(impl, timeout,
+                                       make_completion<lock_hold>(std::forward<Handler>(handler), executor_of(*impl)));
     if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
   }
 };
@@ -244,6 +320,16 @@ class lock {
   template <class CompletionToken>
   auto async_acquire(CompletionToken&& token) {
     return async_acquire(std::chrono::milliseconds(-1), std::forward<CompletionToken>(token));
+  }
+
+  // async_acquire, completing with a lock_hold that releases the lock when destroyed (RAII for coroutines):
+  //   auto [ec, hold] = co_await l.async_acquire_hold(5s, as_tuple(use_awaitable));
+  //   ... work that may throw ...                     // leaving the scope releases in the background
+  // Signature void(std::error_code, lock_hold); the hold is empty on error. Errors, cancellation: as async_acquire.
+  template <class CompletionToken>
+  auto async_acquire_hold(std::chrono::milliseconds timeout, CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code, lock_hold)>(detail::initiate_acquire_hold{impl_},
+                                                                                   token, timeout);
   }
 
   // Counts down; at zero deletes our node and completes once the delete succeeded (or the node or the session is
