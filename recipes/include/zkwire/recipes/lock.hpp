@@ -204,7 +204,9 @@ class lock_hold {
   template <class CompletionToken>
   auto async_release(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(
-        [](auto handler, detail::lock_ptr impl, std::uint64_t grant) {
+        // By value: the hold's pointer is moved out, so the hold is empty once the release starts.
+        [](auto handler, detail::lock_ptr impl,  // NOLINT(performance-unnecessary-value-param)
+           std::uint64_t grant) {
           if (!impl) {
             auto ex = asio::get_associated_executor(handler);
             asio::post(ex, [h = std::move(handler)]() mutable { std::move(h)(make_error_code(lock_errc::not_held)); });
