@@ -89,6 +89,8 @@ blocking_client::blocking_client(client_options options) : impl_(std::make_uniqu
 
 blocking_client::~blocking_client() = default;
 
+client& blocking_client::async_client() noexcept { return *impl_->cli; }
+
 void blocking_client::connect() {
   impl_->call<void>("connect", [](client& c, auto h) { c.async_connect(std::move(h)); });
 }

@@ -114,6 +114,12 @@ class acquire_task {
       auto cleanup = delete_until_gone(link_, node_->path);
       co_await std::move(cleanup);
     }
+    // A blocker watch that never fired would stay registered (in the client and the server) as long as that
+    // contender holds: a try-lock loop against a long-held lock would grow without bound. Remove it.
+    if (armed_watch_ && !*armed_watch_->fired) {
+      auto remove = remove_data_watches(link_, armed_watch_->path);
+      co_await std::move(remove);
+    }
   }
 
  private:
@@ -212,17 +218,23 @@ class acquire_task {
     // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
-    watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_),
-                                weak_attempt = std::weak_ptr<attempt>(a_)](const watch_event& e) {
+    auto fired = std::make_shared<bool>(false);
+    watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_), weak_attempt = std::weak_ptr<attempt>(a_),
+                                fired](const watch_event& e) {
+      *fired = true;
       auto a = weak_attempt.lock();
       if (!a) return;
-      if (!e.error) {
+      // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
+      // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
+      if (!e.error && e.type != event_type::data_watch_removed) {
         if (auto self = weak_self.lock()) self->count_wakeup();
       }
       a->wake.set();
     };
-    auto watched_get = c->async_get(child_path(dir_, blocker), std::move(on_change), tuple_awaitable);
+    armed_watch_ = blocker_watch{child_path(dir_, blocker), fired};
+    auto watched_get = c->async_get(armed_watch_->path, std::move(on_change), tuple_awaitable);
     auto [ec, unused] = co_await std::move(watched_get);
+    if (ec) *fired = true;                                         // not armed
     if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
     if (is_connection_loss(ec)) {
       auto connected = wait_connected(link_);
@@ -245,6 +257,12 @@ class acquire_task {
   std::string dir_;
   std::string prefix_;
   std::optional<owned_node> node_;
+  // The last blocker watched, and whether its watch has fired (or was never armed).
+  struct blocker_watch {
+    std::string path;
+    std::shared_ptr<bool> fired;
+  };
+  std::optional<blocker_watch> armed_watch_;
 };
 
 }  // namespace

@@ -44,6 +44,18 @@ asio::awaitable<void> delete_until_gone(link_ptr link, std::string path) {
   }
 }
 
+asio::awaitable<void> remove_data_watches(link_ptr link, std::string path) {
+  for (;;) {
+    client* c = link->get();
+    if (c == nullptr) co_return;
+    auto remove = c->async_remove_watches(path, watcher_type::data, tuple_awaitable);
+    auto [ec] = co_await std::move(remove);
+    if (!is_connection_loss(ec)) co_return;  // removed, none left (no_watcher), or the session ended
+    auto connected = wait_connected(link);
+    if (co_await std::move(connected)) co_return;
+  }
+}
+
 asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string directory, std::vector<acl> acl) {
   create_options options;
   options.mode = create_mode::container;

@@ -28,6 +28,11 @@ asio::awaitable<std::error_code> wait_connected(link_ptr link);
 // deletes an ephemeral node too).
 asio::awaitable<void> delete_until_gone(link_ptr link, std::string path);
 
+// Removes this client's data watches on `path` (the server's and the local watchers, which get a final
+// data_watch_removed event), retrying across reconnects, until done, none is left (it fired meanwhile), or the
+// session ended (which drops them too).
+asio::awaitable<void> remove_data_watches(link_ptr link, std::string path);
+
 // Creates `directory` and its missing parents as containers (existing ones are fine), retrying across reconnects.
 asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string directory, std::vector<acl> acl);
 

@@ -24,6 +24,8 @@ class recipes_category_impl final : public std::error_category {
         return "no server answer within the session timeout minus the safety margin";
       case lock_errc::session_changed:
         return "the client runs another session than the one that owns the lock node";
+      case lock_errc::already_held:
+        return "this lock object already holds the lock (it is not reentrant)";
     }
     return "unknown zkwire.recipes error " + std::to_string(value);
   }

@@ -59,7 +59,49 @@ void set_revocation_handler(lock_impl& impl, revocation_handler handler) {
 }
 asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept { return impl.lost_slot(); }
 
+bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept {
+  const auto s = impl.state();
+  return impl.grant_id() == grant && impl.hold_count() > 0 &&
+         (s == lock_state::held || s == lock_state::uncertain || s == lock_state::lost);
+}
+
+void release_grant(const lock_ptr& impl, std::uint64_t grant, std::unique_ptr<completion<>> done) {
+  if (!holds_grant(*impl, grant)) {
+    done->complete(lock_errc::not_held);
+    return;
+  }
+  impl->start_release(std::move(done));
+}
+
+std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
+                                 std::unique_ptr<completion<lock_hold>> done) {
+  // The hold is made when the acquire's answer is delivered, for the grant current then (the one just made).
+  auto deliver = [weak = lock_weak_ptr(impl),
+                  done = std::shared_ptr<completion<lock_hold>>(std::move(done))](std::error_code ec) {
+    auto self = weak.lock();
+    if (!ec && !self) ec = client_error::cancelled;
+    if (ec) {
+      done->complete(ec, lock_hold{});
+      return;
+    }
+    done->complete({}, lock_hold(self, self->grant_id()));
+  };
+  return impl->start_acquire(timeout, make_completion<>(std::move(deliver), impl->executor()));
+}
+
 }  // namespace detail
+
+void lock_hold::release_in_background() noexcept {
+  if (!impl_) return;
+  const auto impl = std::move(impl_);
+  try {
+    if (detail::holds_grant(*impl, grant_)) {
+      detail::release_grant(impl, grant_,
+                            detail::make_completion<>([](std::error_code) {}, detail::executor_of(*impl)));
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the session's end cleans up
+  }
+}
 
 lock::lock(client& c, std::string directory, lock_options options)
     : lock(c, std::move(directory), lock_kind::exclusive, std::move(options)) {}

@@ -39,7 +39,11 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::u
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    ++holds_;  // reentrant
+    if (options_.reentrant) {
+      ++holds_;
+    } else {
+      refuse = lock_errc::already_held;
+    }
   } else if (state_ == lock_state::lost) {
     refuse = lock_errc::lock_lost;
   } else if (current_) {
@@ -93,6 +97,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
   a->deadline.cancel();
   node_ = node;
   holds_ = 1;
+  ++grant_id_;
   ++generation_;
   own_watch_armed_ = false;
   revocation_seen_mzxid_ = 0;
@@ -158,6 +163,9 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
           self->on_lost(server_error::no_node);
         } else if (e.type == event_type::node_data_changed) {
           self->watch_own_node(generation);  // reads the new data (a revocation request?) and watches again
+        } else if (e.type == event_type::data_watch_removed) {
+          // A waiter of this client that gave up removed the client's data watches on our node: watch again.
+          self->watch_own_node(generation);
         }
       },
       [weak, generation](std::error_code ec, const get_result& r) {

@@ -83,6 +83,8 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
   [[nodiscard]] std::uint64_t wakeups() const noexcept { return wakeups_; }
+  // Grants so far: identifies the current hold (a lock_hold of an earlier one must not release a later one).
+  [[nodiscard]] std::uint64_t grant_id() const noexcept { return grant_id_; }
   [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
   void set_listener(lock_listener listener) { listener_ = std::move(listener); }
   void set_revocation_handler(revocation_handler handler) { revocation_ = std::move(handler); }
@@ -128,6 +130,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   revocation_handler revocation_;
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;
+  std::uint64_t grant_id_ = 0;
 };
 
 // The acquire task (acquire.cpp), spawned by start_acquire.

@@ -66,6 +66,10 @@ asio::awaitable<void> contender(client& c, std::string dir, std::vector<std::chr
     }
     ++t.grants;
     if (++t.holders > 1) ++t.overlaps;
+    // Hold across a server round trip: the other contenders run meanwhile, so a second holder would be counted.
+    auto inside = c.async_exists(l.node_path(), tuple_awaitable);
+    auto [inside_ec, inside_stat] = co_await std::move(inside);
+    if (inside_ec || !inside_stat) violation(t, "our node is gone while held");
     if (l.state() != lock_state::held || l.hold_count() != 1 || last_event != lock_state::held ||
         l.node_path().empty()) {
       violation(t, "acquired, but state " + std::string(recipes::lock_state_name(l.state())) + ", hold count " +

@@ -1,7 +1,9 @@
 // Create-then-crash through the fault-injection proxy (faults/): the server applies our lock node's create, its
 // reply is dropped and the connection reset, so the create's outcome is unknown to the client. The acquire must
 // find its node again by its guid (owned by our session), never create a second one, and succeed; nothing may
-// be left after the release. 100 rounds, plus one where the create never reaches the server.
+// be left after the release. 100 rounds, plus one where the create never reaches the server. Also through the
+// proxy: the directory reaped under a pending create, a node with our guid owned by another session, and a
+// waiter's session expiring while it waits.
 
 #include <gtest/gtest.h>
 
@@ -19,6 +21,7 @@ namespace {
 
 using asio::use_awaitable;
 using recipes::lock;
+using recipes::lock_state;
 using test::run_co;
 using namespace std::chrono_literals;
 
@@ -108,7 +111,9 @@ TEST_F(lock_proxy_test, ACreateThatNeverArrivedIsSentAgain) {
 }
 
 // The lock directory is a container: the server may reap it between our "ensure" and our create. The create's
-// NONODE makes the acquire build the directory again and retry, not fail.
+// NONODE makes the acquire build the directory again and retry, not fail. The proxy proves that path ran: the
+// first create was held until the directory was gone, the directory was created again, and the lock node's
+// create was sent a second time.
 TEST_F(lock_proxy_test, ADirectoryReapedBeforeTheCreateIsMadeAgain) {
   auto& io = io_;
   auto& proxy = *proxy_;
@@ -116,19 +121,103 @@ TEST_F(lock_proxy_test, ADirectoryReapedBeforeTheCreateIsMadeAgain) {
   auto& c = client_;
   const std::string& dir = dir_;
   lock l(*c, dir);
-  // Hold our create in the proxy while the directory disappears.
-  const auto rule = proxy.add_rule("request op=create2 path=" + dir + "/* nth=1 action=delay ms=500");
-  ASSERT_TRUE(rule.has_value());
+  // Hold our create in the proxy while the directory disappears (long enough for a loaded machine: the hold
+  // ends the wait below at once, its length only bounds the admin's delete).
+  const auto held = proxy.add_rule("request op=create2 path=" + dir + "/* nth=1 action=delay ms=3000");
+  const auto creates = proxy.add_rule("request op=create2 path=" + dir + "/* action=pass");
+  const auto directory_made = proxy.add_rule("request op=createContainer path=" + dir + " action=pass");
+  ASSERT_TRUE(held && creates && directory_made);
   std::optional<std::error_code> acquired;
-  l.async_acquire(20s, [&](std::error_code ec) { acquired = ec; });
+  l.async_acquire(30s, [&](std::error_code ec) { acquired = ec; });
   run_co(io, [&]() -> asio::awaitable<void> {
-    co_await test::sleep_for(150ms);
+    while (proxy.counters(*held)->fired == 0) co_await test::sleep_for(5ms);
     co_await admin->async_remove(dir, any_version, use_awaitable);
     while (!acquired) co_await test::sleep_for(10ms);
     EXPECT_EQ(*acquired, std::error_code{});
-    EXPECT_EQ(proxy.counters(*rule)->fired, 1U);
+    EXPECT_GE(proxy.counters(*directory_made)->fired, 1U);  // the directory was made again
+    EXPECT_EQ(proxy.counters(*held)->fired, 1U);            // the first create (NONODE): one rule fires per frame
+    EXPECT_EQ(proxy.counters(*creates)->fired, 1U);         // and the retry
     EXPECT_EQ((co_await test::children_of(*admin, dir)).size(), 1U);
     co_await l.async_release(use_awaitable);
+  }());
+}
+
+// Recovery after an unknown create outcome finds a node with our guid that another session owns (here: the
+// admin swapped our node for its own ephemeral node of the same name while we were disconnected). It must not be
+// adopted: the acquire starts over with a new guid and waits behind that node like behind any contender.
+TEST_F(lock_proxy_test, ANodeWithOurGuidOwnedByAnotherSessionIsNotAdopted) {
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  auto& c = client_;
+  const std::string& dir = dir_;
+  lock l(*c, dir);
+  const auto session = run_co(io, [&]() -> asio::awaitable<std::int64_t> {
+    co_await c->async_connect(use_awaitable);
+    co_return c->session_id();
+  }());
+  const auto lost_reply = proxy.add_rule("reply op=create2 path=" + dir + "/* nth=1 action=drop-then-rst");
+  ASSERT_TRUE(lost_reply.has_value());
+  const auto refused = proxy.refuse_connections(60s);  // no reconnect until the swap is done
+  std::optional<std::error_code> acquired;
+  l.async_acquire(60s, [&](std::error_code ec) { acquired = ec; });
+  std::string impostor;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin, dir, 1));
+    impostor = dir + "/" + (co_await test::children_of(*admin, dir)).front();
+    co_await admin->async_remove(impostor, any_version, use_awaitable);
+    create_options ephemeral;
+    ephemeral.mode = create_mode::ephemeral;
+    co_await admin->async_create(impostor, "impostor", ephemeral, use_awaitable);
+    proxy.remove_rule(refused);
+    // The acquire reconnects, refuses the impostor, creates a new node and waits behind the impostor.
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin, dir, 2, 30s));
+    EXPECT_FALSE(acquired.has_value());
+    co_await admin->async_remove(impostor, any_version, use_awaitable);
+    while (!acquired) co_await test::sleep_for(10ms);
+    EXPECT_EQ(*acquired, std::error_code{});
+    EXPECT_EQ(l.session_id(), session);
+    EXPECT_NE(l.node_path(), impostor);
+    const auto ours = recipes::parse_node_name(test::name_of(l.node_path()));
+    const auto theirs = recipes::parse_node_name(test::name_of(impostor));
+    EXPECT_NE(ours.guid, theirs.guid);
+    EXPECT_EQ((co_await test::children_of(*admin, dir)).size(), 1U);
+    co_await l.async_release(use_awaitable);
+    EXPECT_TRUE((co_await test::children_of(*admin, dir)).empty());
+  }());
+  EXPECT_EQ(proxy.counters(*lost_reply)->fired, 1U);
+}
+
+// A waiter whose session expires while it waits: the acquire fails with session_expired, its node went with the
+// session, and the holder is untouched.
+TEST_F(lock_proxy_test, AWaiterWhoseSessionExpiresFailsAndLeavesNothing) {
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  const std::string& dir = dir_;
+  client_.reset();  // only the short-lived waiter goes through the proxy
+  auto waiter_client = test::new_client(io, proxy.address(), 2000ms);
+  lock holder(*admin, dir);
+  lock waiter(*waiter_client, dir);
+  std::optional<std::error_code> acquired;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await holder.async_acquire(5s, use_awaitable);
+    waiter.async_acquire(60s, [&](std::error_code ec) { acquired = ec; });
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin, dir, 2));
+    // Silence the waiter's connection and keep it from reconnecting until the server expired its session
+    // (the server deletes its node then).
+    const auto refused = proxy.refuse_connections(120s);
+    proxy.cut_connections(faults::cut_kind::blackhole);
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin, dir, 1, 60s));
+    proxy.remove_rule(refused);
+    while (!acquired) co_await test::sleep_for(10ms);
+    EXPECT_EQ(*acquired, client_error::session_expired) << acquired->message();
+    EXPECT_EQ(waiter.state(), lock_state::released);
+    EXPECT_EQ(holder.state(), lock_state::held);
+    const auto children = co_await test::children_of(*admin, dir);
+    ZKWIRE_CO_ASSERT(children.size() == 1);
+    EXPECT_EQ(dir + "/" + children.front(), holder.node_path());
+    co_await holder.async_release(use_awaitable);
   }());
 }
 

@@ -90,7 +90,9 @@ TEST_F(lock_test, TryLockFailsWhileHeldAndLeavesNothing) {
 TEST_F(lock_test, ReentrantAcquireCountsUpAndReleasesAtZero) {
   asio::io_context io;
   auto c = test::new_client(io, connect_string());
-  lock l(*c, dir());
+  recipes::lock_options options;
+  options.reentrant = true;
+  lock l(*c, dir(), options);
   run_co(io, [&]() -> asio::awaitable<void> {
     co_await l.async_acquire(use_awaitable);
     const auto node = l.node_path();
@@ -104,6 +106,41 @@ TEST_F(lock_test, ReentrantAcquireCountsUpAndReleasesAtZero) {
     EXPECT_FALSE((co_await c->async_exists(node, use_awaitable)).has_value());
     auto [ec] = co_await l.async_release(tuple_awaitable);
     EXPECT_EQ(ec, lock_errc::not_held);
+  }());
+}
+
+// Without lock_options::reentrant (the default) a second acquire of a held object is refused, whether it comes
+// from the holder itself or from another coroutine sharing the object: never a silent second holder.
+TEST_F(lock_test, AcquiringAHeldObjectIsRefusedUnlessReentrant) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string());
+  lock l(*c, dir());
+  bool second_refused = false;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await l.async_acquire(use_awaitable);
+    const auto node = l.node_path();
+    const auto token = l.fencing_token();
+    for (const auto timeout : {0ms, 5000ms, -1ms}) {
+      auto again = l.async_acquire(timeout, tuple_awaitable);
+      auto [ec] = co_await std::move(again);
+      EXPECT_EQ(ec, lock_errc::already_held) << ec.message();
+    }
+    // A second coroutine sharing the object is refused too, while the first one goes on holding.
+    auto second = [&]() -> asio::awaitable<void> {
+      auto attempt = l.async_acquire(5s, tuple_awaitable);
+      auto [ec] = co_await std::move(attempt);
+      second_refused = ec == lock_errc::already_held;
+    };
+    co_await asio::co_spawn(io, second(), use_awaitable);
+    EXPECT_TRUE(second_refused);
+    EXPECT_EQ(l.state(), lock_state::held);
+    EXPECT_EQ(l.hold_count(), 1U);
+    EXPECT_EQ(l.node_path(), node);
+    EXPECT_EQ(l.fencing_token(), token);
+    // One release ends the hold: the node is gone.
+    co_await l.async_release(use_awaitable);
+    EXPECT_EQ(l.state(), lock_state::released);
+    EXPECT_FALSE((co_await c->async_exists(node, use_awaitable)).has_value());
   }());
 }
 
@@ -188,7 +225,10 @@ TEST_F(lock_test, FiftyWaitersAreGrantedInOrderWithoutAHerd) {
   // A named closure: the coroutine refers to its captures, so it must outlive run_all.
   const auto check_and_release = [&]() -> asio::awaitable<void> {
     EXPECT_TRUE(co_await test::wait_for_children(*cs[0], dir(), waiters + 1));
-    co_await test::sleep_for(200ms);  // every waiter has set its watch
+    // Every waiter has set its watch once each client has settled: their listings were answered before the
+    // second round trip, and the watching getData each of them sends then went out before it.
+    for (auto& client_of_waiters : cs) co_await test::settle(*client_of_waiters);
+    for (auto& client_of_waiters : cs) co_await test::settle(*client_of_waiters);
     const auto watches = test::parse_wchp(cluster().four_letter(0, "wchp"));
     EXPECT_EQ(watches.count(dir()), 0U) << "a watch on the lock directory";
     std::size_t lock_node_watches = 0;

@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -83,5 +84,28 @@ inline std::map<std::string, std::vector<std::string>> parse_wchp(const std::str
 }
 
 inline std::string name_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// Polls `predicate` until it holds or `timeout` passed; true if it held. For a test's own checks, never for what
+// the lock under test must do by itself. (A local stand-in for a generic helper of tests/support.)
+inline asio::awaitable<bool> eventually(std::function<bool()> predicate, std::chrono::milliseconds timeout = 20s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() > deadline) co_return false;
+    co_await sleep_for(10ms);
+  }
+  co_return true;
+}
+
+// The positive signal after which a negative check about `c` is meaningful: two round trips of `c` in a row.
+// Everything the server sent `c` before (replies, watch events) has then been handled, and so has whatever a
+// handler of it sent in turn (a waiter's new listing after a watch event, and the grant that listing leads to):
+// those requests went out before our second one, and a session answers in order.
+inline asio::awaitable<void> settle(client& c) {
+  for (int i = 0; i < 2; ++i) {
+    auto [ec, st] = co_await c.async_exists("/", tuple_awaitable);
+    (void)st;
+    EXPECT_FALSE(ec) << ec.message();
+  }
+}
 
 }  // namespace zkwire::test

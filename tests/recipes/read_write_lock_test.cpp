@@ -36,26 +36,45 @@ TEST_F(read_write_lock_test, ReadersShareWritersExcludeAndLaterReadersWaitForThe
   read_write_lock late(*c2, dir());
   std::optional<std::error_code> writer;
   std::optional<std::error_code> late_reader;
+  // Invariants checked at the moment of each grant.
+  bool writer_alone = false;
+  bool late_reader_after_writer = false;
   run_co(io, [&]() -> asio::awaitable<void> {
     co_await a.read_lock().async_acquire(0ms, use_awaitable);
     co_await b.read_lock().async_acquire(0ms, use_awaitable);  // readers share
     auto [try_write] = co_await w.write_lock().async_acquire(0ms, tuple_awaitable);
     EXPECT_EQ(try_write, lock_errc::timeout);
-    w.write_lock().async_acquire(10s, [&](std::error_code ec) { writer = ec; });
+    w.write_lock().async_acquire(10s, [&](std::error_code ec) {
+      writer = ec;
+      writer_alone = a.read_lock().state() == lock_state::released && b.read_lock().state() == lock_state::released;
+    });
     EXPECT_TRUE(co_await test::wait_for_children(*c1, dir(), 3));
     // A reader that comes after the waiting writer waits for it (no writer starvation).
     auto [try_read] = co_await late.read_lock().async_acquire(0ms, tuple_awaitable);
     EXPECT_EQ(try_read, lock_errc::timeout);
-    late.read_lock().async_acquire(10s, [&](std::error_code ec) { late_reader = ec; });
+    late.read_lock().async_acquire(10s, [&](std::error_code ec) {
+      late_reader = ec;
+      late_reader_after_writer = w.write_lock().state() == lock_state::released;
+    });
     EXPECT_TRUE(co_await test::wait_for_children(*c1, dir(), 4));
 
+    // The writer's client sees a's deletion (probe) and settles: had that deletion woken and granted the writer,
+    // it would have happened by then.
+    const auto a_node = a.read_lock().node_path();
+    auto a_probe = co_await c1->async_exists_watch(a_node, use_awaitable);
     co_await a.read_lock().async_release(use_awaitable);
-    co_await test::sleep_for(100ms);
+    co_await a_probe.watch.async_wait(use_awaitable);
+    co_await test::settle(*c1);
     EXPECT_FALSE(writer.has_value());  // one reader still holds
+    const auto b_node = b.read_lock().node_path();
+    auto b_probe = co_await c2->async_exists_watch(b_node, use_awaitable);
     co_await b.read_lock().async_release(use_awaitable);
     while (!writer) co_await test::sleep_for(10ms);
     EXPECT_EQ(*writer, std::error_code{});
-    co_await test::sleep_for(100ms);
+    EXPECT_TRUE(writer_alone);
+    // The late reader's client saw b's deletion too (the node before the writer's): it must go on waiting.
+    co_await b_probe.watch.async_wait(use_awaitable);
+    co_await test::settle(*c2);
     EXPECT_FALSE(late_reader.has_value());  // the writer excludes readers
     const auto list = co_await recipes::async_contenders(*c1, dir(), use_awaitable);
     ZKWIRE_CO_ASSERT(list.size() == 2);
@@ -66,6 +85,7 @@ TEST_F(read_write_lock_test, ReadersShareWritersExcludeAndLaterReadersWaitForThe
     co_await w.write_lock().async_release(use_awaitable);
     while (!late_reader) co_await test::sleep_for(10ms);
     EXPECT_EQ(*late_reader, std::error_code{});
+    EXPECT_TRUE(late_reader_after_writer);
     co_await late.read_lock().async_release(use_awaitable);
     EXPECT_TRUE((co_await test::children_of(*c1, dir())).empty());
   }());
@@ -77,15 +97,20 @@ TEST_F(read_write_lock_test, WritersExcludeEachOtherInOrder) {
   read_write_lock first(*c, dir());
   read_write_lock second(*c, dir());
   std::optional<std::error_code> granted;
+  bool first_released_at_grant = false;
   run_co(io, [&]() -> asio::awaitable<void> {
     co_await first.write_lock().async_acquire(use_awaitable);
-    second.write_lock().async_acquire(10s, [&](std::error_code ec) { granted = ec; });
+    second.write_lock().async_acquire(10s, [&](std::error_code ec) {
+      granted = ec;
+      first_released_at_grant = first.write_lock().state() == lock_state::released;
+    });
     EXPECT_TRUE(co_await test::wait_for_children(*c, dir(), 2));
-    co_await test::sleep_for(100ms);
+    co_await test::settle(*c);  // the second writer has listed and watches the first
     EXPECT_FALSE(granted.has_value());
     co_await first.write_lock().async_release(use_awaitable);
     while (!granted) co_await test::sleep_for(10ms);
     EXPECT_EQ(*granted, std::error_code{});
+    EXPECT_TRUE(first_released_at_grant);
     EXPECT_EQ(second.write_lock().wakeups(), 1U);
     co_await second.write_lock().async_release(use_awaitable);
   }());
@@ -133,7 +158,8 @@ TEST_F(read_write_lock_test, ReadersWatchOnlyTheClosestPrecedingWriter) {
       });
     }
     EXPECT_TRUE(co_await test::wait_for_children(*c, dir(), 5));
-    co_await test::sleep_for(200ms);
+    co_await test::settle(*c);  // every contender has listed and set its watch (see settle)
+    co_await test::settle(*other);
     const auto watches = test::parse_wchp(cluster().four_letter(0, "wchp"));
     EXPECT_EQ(watches.count(dir()), 0U);
     const auto writer_node = writer.write_lock().node_path();  // empty: not held yet

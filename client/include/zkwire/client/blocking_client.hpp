@@ -33,6 +33,8 @@
 
 namespace zkwire {
 
+class client;
+
 // A multi that failed: code() is the error that made it fail, results() says which op it was.
 class multi_error : public std::system_error {
  public:
@@ -88,6 +90,11 @@ class blocking_client {
   std::vector<std::string> get_ephemerals(const std::string& prefix);
   std::int32_t get_all_children_number(const std::string& path);
   std::vector<client_info> whoami();
+
+  // The asynchronous client its loop thread runs, for libraries layered on this facade (the recipes' blocking
+  // locks). Use it only on its own executor (asio::post to async_client().get_executor()): that executor runs on
+  // the loop thread until this object is destroyed.
+  [[nodiscard]] client& async_client() noexcept;
 
  private:
   struct impl;

@@ -20,6 +20,8 @@ enum class lock_errc : int {
                          // granted the lock soon, so we stopped holding it before that can happen
   session_changed,       // reason of a loss or failed acquire: the client now runs another session than the one
                          // that owns our node (the old session expired; its node is gone or going)
+  already_held,          // async_acquire on a lock object that already holds the lock, without
+                         // lock_options::reentrant: a second holder of one object would be a silent bug
 };
 
 const std::error_category& recipes_category() noexcept;  // name "zkwire.recipes"

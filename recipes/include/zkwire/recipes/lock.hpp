@@ -37,8 +37,10 @@
 //   caller's ops in a multi that first checks our node exists: a holder whose node is gone cannot write.
 //
 // Reentrancy
-//   async_acquire on a lock object that holds the lock completes at once and counts up; async_release counts
-//   down and deletes the node at zero. It is per object, not per thread or coroutine.
+//   Off by default: async_acquire on a lock object that holds the lock fails with lock_errc::already_held (two
+//   coroutines sharing one object must not both believe they hold it). With lock_options::reentrant it completes
+//   at once and counts up; async_release counts down and deletes the node at zero. Either way it is per object,
+//   not per thread or coroutine: the object cannot tell who calls it.
 //
 // Revocation
 //   The holder watches its own node's data. When someone writes "unlock" (ZooKeeper's recipe) or "__REVOKE__"
@@ -66,9 +68,11 @@
 
 #include <asio/any_io_executor.hpp>
 #include <asio/associated_cancellation_slot.hpp>
+#include <asio/associated_executor.hpp>
 #include <asio/async_result.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/cancellation_type.hpp>
+#include <asio/post.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -120,6 +124,8 @@ struct lock_options {
   std::optional<std::chrono::milliseconds> safety_margin;
   // ACL of our lock node and of the directories created for it.
   std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
+  // Acquiring a lock object that already holds counts up instead of failing with lock_errc::already_held.
+  bool reentrant = false;
 };
 
 class lock;
@@ -159,6 +165,71 @@ void set_listener(lock_impl& impl, lock_listener listener);
 void set_revocation_handler(lock_impl& impl, revocation_handler handler);
 asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
 
+// For lock_hold.
+bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept;
+void release_grant(const lock_ptr& impl, std::uint64_t grant, std::unique_ptr<completion<>> done);
+
+}  // namespace detail
+
+// One hold of a lock, from lock::async_acquire_hold: move-only, and destroying it while it holds releases the lock
+// in the background (like lock::async_release with a handler that ignores the result; the delete is retried as
+// in "Cleanup guarantee"). A coroutine that holds a lock in a lock_hold cannot leak it, whether it returns, throws
+// or is destroyed. A hold refers to one grant: if its lock was released (and perhaps acquired again) another way,
+// the hold no longer owns anything and its destruction does nothing. With lock_options::reentrant each hold
+// counts one acquisition.
+// Thread safety: like the lock; destroy or release it on the client's executor. It keeps the lock's state alive,
+// so it may outlive the lock object (the lock's destruction has released it already).
+class lock_hold {
+ public:
+  lock_hold() noexcept = default;
+  lock_hold(detail::lock_ptr impl, std::uint64_t grant) noexcept : impl_(std::move(impl)), grant_(grant) {}
+  ~lock_hold() { release_in_background(); }
+  lock_hold(const lock_hold&) = delete;
+  lock_hold& operator=(const lock_hold&) = delete;
+  lock_hold(lock_hold&& other) noexcept : impl_(std::move(other.impl_)), grant_(other.grant_) {}
+  lock_hold& operator=(lock_hold&& other) noexcept {
+    if (this != &other) {
+      release_in_background();
+      impl_ = std::move(other.impl_);
+      grant_ = other.grant_;
+    }
+    return *this;
+  }
+
+  // True while the grant it refers to is held (or uncertain, or lost and not yet released).
+  [[nodiscard]] bool owns_lock() const noexcept { return impl_ && detail::holds_grant(*impl_, grant_); }
+  explicit operator bool() const noexcept { return owns_lock(); }
+
+  // Releases now and empties the hold; as lock::async_release (lock_errc::not_held if it owns nothing).
+  template <class CompletionToken>
+  auto async_release(CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code)>(
+        // By value: the hold's pointer is moved out, so the hold is empty once the release starts.
+        [](auto handler, detail::lock_ptr impl,  // NOLINT(performance-unnecessary-value-param)
+           std::uint64_t grant) {
+          if (!impl) {
+            auto ex = asio::get_associated_executor(handler);
+            asio::post(ex, [h = std::move(handler)]() mutable { std::move(h)(make_error_code(lock_errc::not_held)); });
+            return;
+          }
+          auto executor = detail::executor_of(*impl);
+          detail::release_grant(impl, grant, detail::make_completion<>(std::move(handler), executor));
+        },
+        token, std::move(impl_), grant_);
+  }
+
+ private:
+  void release_in_background() noexcept;
+
+  detail::lock_ptr impl_;
+  std::uint64_t grant_ = 0;
+};
+
+namespace detail {
+
+std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
+                                 std::unique_ptr<completion<lock_hold>> done);
+
 template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
 struct canceller {
   lock_weak_ptr impl;
@@ -193,6 +264,17 @@ struct initiate_acquire {
   }
 };
 
+struct initiate_acquire_hold {
+  lock_ptr impl;
+  template <class Handler>
+  void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    const auto id = start_acquire_hold(impl, timeout,
+                                       make_completion<lock_hold>(std::forward<Handler>(handler), executor_of(*impl)));
+    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+  }
+};
+
 struct initiate_guarded_multi {
   lock_ptr impl;
   template <class Handler>
@@ -221,15 +303,16 @@ class lock {
   [[nodiscard]] asio::any_io_executor get_executor() const { return detail::executor_of(*impl_); }
 
   // Acquires the lock, waiting at most `timeout` (0: try once — one round trip; fails with lock_errc::timeout
-  // if another contender precedes us). Signature void(std::error_code). Completes at once (posted) and counts up
-  // if this object already holds it.
-  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::acquire_in_progress (another acquire of this
-  // object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the same
-  // read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released),
-  // the session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the
-  // directory (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), client_error::
-  // invalid_path. Connection loss is not an error: the acquire continues after the reconnect, within the timeout.
-  // After any error nothing is left behind (see "Cleanup guarantee").
+  // if another contender precedes us). Signature void(std::error_code). If this object already holds it: completes
+  // at once (posted), counting up with lock_options::reentrant, else with lock_errc::already_held (the hold is
+  // unchanged).
+  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::already_held, lock_errc::acquire_in_progress
+  // (another acquire of this object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the
+  // same read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released), the
+  // session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the directory
+  // (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), and client_error::invalid_path.
+  // Connection loss is not an error: the acquire continues after the reconnect, within the timeout. After any error
+  // nothing is left behind (see "Cleanup guarantee").
   template <class CompletionToken>
   auto async_acquire(std::chrono::milliseconds timeout, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_acquire{impl_}, token,
@@ -239,6 +322,16 @@ class lock {
   template <class CompletionToken>
   auto async_acquire(CompletionToken&& token) {
     return async_acquire(std::chrono::milliseconds(-1), std::forward<CompletionToken>(token));
+  }
+
+  // async_acquire, completing with a lock_hold that releases the lock when destroyed (RAII for coroutines):
+  //   auto [ec, hold] = co_await l.async_acquire_hold(5s, as_tuple(use_awaitable));
+  //   ... work that may throw ...                     // leaving the scope releases in the background
+  // Signature void(std::error_code, lock_hold); the hold is empty on error. Errors, cancellation: as async_acquire.
+  template <class CompletionToken>
+  auto async_acquire_hold(std::chrono::milliseconds timeout, CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, void(std::error_code, lock_hold)>(detail::initiate_acquire_hold{impl_},
+                                                                                   token, timeout);
   }
 
   // Counts down; at zero deletes our node and completes once the delete succeeded (or the node or the session is
@@ -276,7 +369,7 @@ class lock {
   [[nodiscard]] bool owns_lock() const noexcept {
     return state() == lock_state::held || state() == lock_state::uncertain;
   }
-  // Reentrant acquisitions not yet released (0 when not held).
+  // Acquisitions not yet released (0 when not held; above 1 only with lock_options::reentrant).
   [[nodiscard]] std::size_t hold_count() const noexcept { return detail::hold_count_of(*impl_); }
   [[nodiscard]] const std::string& directory() const noexcept { return detail::directory_of(*impl_); }
   [[nodiscard]] lock_kind kind() const noexcept { return detail::kind_of(*impl_); }

@@ -1,7 +1,9 @@
 #pragma once
-// All of the lock recipes: exclusive and read/write locks (lock.hpp), revocation (revoke.hpp), introspection
+// All of the lock recipes: exclusive and read/write locks (lock.hpp), their blocking forms for threads
+// (blocking_lock.hpp), revocation (revoke.hpp), introspection
 // (contenders.hpp), node names (node_name.hpp) and errors (errors.hpp).
 
+#include "zkwire/recipes/blocking_lock.hpp"
 #include "zkwire/recipes/contenders.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"

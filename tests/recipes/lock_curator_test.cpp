@@ -1,0 +1,202 @@
+// zkwire's locks and Apache Curator's own recipes (Debian's libcurator-*-java, run as a Java program of ours,
+// curator/CuratorLockWorker.java, compiled here with javac) contend on one lock directory: InterProcessMutex with
+// zkwire::recipes::lock, InterProcessReadWriteLock with zkwire::recipes::read_write_lock. The oracle is a counter
+// node that every exclusive holder, on both sides, reads, waits on and writes back with the version it read: a
+// write by anyone else in between fails (BadVersion). Readers check the counter does not change while they hold.
+// The zkwire side must also have waited for the other side at least once (the two really contended).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lock_test_support.hpp"
+#include "support/child_process.hpp"
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+#include "support/zk_test.hpp"
+
+namespace zkwire {
+namespace {
+
+using asio::use_awaitable;
+using recipes::lock;
+using recipes::read_write_lock;
+using test::run_co;
+using test::tuple_awaitable;
+using namespace std::chrono_literals;
+
+const char* const curator_classpath =
+    "/usr/share/java/curator-recipes.jar:/usr/share/java/curator-framework.jar:/usr/share/java/curator-client.jar:"
+    "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar";
+
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+class lock_curator_test : public test::standalone_test {
+ protected:
+  // Compiles the worker once per test program run; empty when Java or Curator is missing.
+  static const std::filesystem::path& worker_classes() {
+    static test::temp_dir classes("zkwire-curator-");
+    static const std::filesystem::path compiled = [] {
+      const std::string javac = test::find_on_path("javac");  // the bare name when it is not on PATH
+      if (javac.find('/') == std::string::npos || !std::filesystem::exists("/usr/share/java/curator-recipes.jar")) {
+        return std::filesystem::path();
+      }
+      test::process p({javac, "-d", classes.path().string(), "-cp", curator_classpath, ZKWIRE_CURATOR_WORKER_SOURCE});
+      const auto out = p.finish({}, 180s);
+      EXPECT_EQ(out.status, 0) << out.err;
+      return out.status == 0 ? classes.path() : std::filesystem::path();
+    }();
+    return compiled;
+  }
+
+  void SetUp() override {
+    standalone_test::SetUp();
+    if (worker_classes().empty()) {
+      if (in_ci()) FAIL() << "javac or Debian's libcurator-*-java missing (scripts/setup installs them)";
+      GTEST_SKIP() << "javac or Debian's libcurator-*-java missing";
+    }
+  }
+
+  [[nodiscard]] std::unique_ptr<test::process> start_curator(const std::string& mode, const std::string& dir,
+                                                             const std::string& counter, int rounds) const {
+    const std::string cp = worker_classes().string() + ":" + curator_classpath;
+    return std::make_unique<test::process>(std::vector<std::string>{test::find_on_path("java"), "-Xmx128m", "-cp", cp,
+                                                                    "CuratorLockWorker", connect_string(), mode, dir,
+                                                                    counter, std::to_string(rounds), "5"});
+  }
+};
+
+struct tally {
+  int exclusive_grants = 0;
+  int read_grants = 0;
+  int violations = 0;
+};
+
+// Exclusive hold: read, wait (other contenders run), write back plus one with the version read.
+asio::awaitable<void> increment_while_holding(client& c, const std::string& counter, tally& t) {
+  auto get = c.async_get(counter, tuple_awaitable);
+  auto [get_ec, got] = co_await std::move(get);
+  if (get_ec) {
+    ADD_FAILURE() << get_ec.message();
+    co_return;
+  }
+  co_await test::sleep_for(5ms);
+  auto set = c.async_set(counter, std::to_string(std::stoll(got.data) + 1), got.stat.version, tuple_awaitable);
+  auto [set_ec, unused] = co_await std::move(set);
+  if (set_ec == server_error::bad_version) {
+    ++t.violations;
+    ADD_FAILURE() << "the counter changed while zkwire held the exclusive lock";
+  } else if (set_ec) {
+    ADD_FAILURE() << set_ec.message();
+  }
+  ++t.exclusive_grants;
+}
+
+// Shared hold: the counter must not change while we read.
+asio::awaitable<void> check_while_reading(client& c, const std::string& counter, tally& t) {
+  auto before = co_await c.async_exists(counter, use_awaitable);
+  co_await test::sleep_for(5ms);
+  auto after = co_await c.async_exists(counter, use_awaitable);
+  if (!before || !after || before->version != after->version) {
+    ++t.violations;
+    ADD_FAILURE() << "the counter changed while zkwire held the read lock";
+  }
+  ++t.read_grants;
+}
+
+TEST_F(lock_curator_test, InterProcessMutexAndZkwireLockExcludeEachOther) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string());
+  const std::string dir = root() + "/locks/curator-mutex";
+  const std::string counter = root() + "/counter";
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await c->async_create(root(), "", use_awaitable);
+    co_await c->async_create(counter, "0", use_awaitable);
+  }());
+  constexpr int curator_rounds = 40;
+  auto curator = start_curator("mutex", dir, counter, curator_rounds);
+  tally t;
+  std::vector<std::unique_ptr<lock>> locks;
+  for (int i = 0; i < 2; ++i) locks.push_back(std::make_unique<lock>(*c, dir));
+  std::vector<asio::awaitable<void>> tasks;
+  for (auto& l : locks) {
+    // Until the Curator program is done (and at least 20 rounds): both sides contend the whole time.
+    tasks.push_back([](lock& zl, client& zc, std::string ctr, tally& tt, test::process& java) -> asio::awaitable<void> {
+      for (int round = 0; round < 20 || java.running(); ++round) {
+        co_await zl.async_acquire(60s, use_awaitable);
+        co_await increment_while_holding(zc, ctr, tt);
+        co_await zl.async_release(use_awaitable);
+      }
+    }(*l, *c, counter, t, *curator));
+  }
+  test::run_all(io, std::move(tasks), 240s);
+  const auto out = curator->finish({}, 60s);
+  EXPECT_EQ(out.status, 0) << out.out << out.err;
+  EXPECT_NE(out.out.find("grants=" + std::to_string(curator_rounds) + " violations=0"), std::string::npos) << out.out;
+  EXPECT_EQ(t.violations, 0);
+  std::uint64_t waited = 0;
+  for (const auto& l : locks) waited += l->wakeups();
+  EXPECT_GT(waited, 0U) << "zkwire never waited: no contention";
+  run_co(io, [&]() -> asio::awaitable<void> {
+    auto got = co_await c->async_get(counter, use_awaitable);
+    EXPECT_EQ(got.data, std::to_string(t.exclusive_grants + curator_rounds));
+    EXPECT_TRUE((co_await test::children_of(*c, dir)).empty());
+  }());
+}
+
+TEST_F(lock_curator_test, InterProcessReadWriteLockAndZkwireReadWriteLockShareTheRules) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string());
+  const std::string dir = root() + "/locks/curator-rw";
+  const std::string counter = root() + "/counter";
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await c->async_create(root(), "", use_awaitable);
+    co_await c->async_create(counter, "0", use_awaitable);
+  }());
+  constexpr int curator_rounds = 45;  // every third one writes
+  auto curator = start_curator("mixed", dir, counter, curator_rounds);
+  tally t;
+  std::vector<std::unique_ptr<read_write_lock>> locks;
+  for (int i = 0; i < 3; ++i) locks.push_back(std::make_unique<read_write_lock>(*c, dir));
+  std::vector<asio::awaitable<void>> tasks;
+  for (std::size_t i = 0; i < locks.size(); ++i) {
+    tasks.push_back([](read_write_lock& rw, client& zc, std::string ctr, tally& tt, test::process& java,
+                       std::size_t offset) -> asio::awaitable<void> {
+      for (std::size_t round = 0; round < 20 || java.running(); ++round) {
+        if ((round + offset) % 3 == 0) {
+          co_await rw.write_lock().async_acquire(60s, use_awaitable);
+          co_await increment_while_holding(zc, ctr, tt);
+          co_await rw.write_lock().async_release(use_awaitable);
+        } else {
+          co_await rw.read_lock().async_acquire(60s, use_awaitable);
+          co_await check_while_reading(zc, ctr, tt);
+          co_await rw.read_lock().async_release(use_awaitable);
+        }
+      }
+    }(*locks[i], *c, counter, t, *curator, i));
+  }
+  test::run_all(io, std::move(tasks), 240s);
+  const auto out = curator->finish({}, 60s);
+  EXPECT_EQ(out.status, 0) << out.out << out.err;
+  EXPECT_NE(out.out.find("grants=" + std::to_string(curator_rounds) + " violations=0"), std::string::npos) << out.out;
+  EXPECT_EQ(t.violations, 0);
+  EXPECT_GT(t.read_grants, 0);
+  std::uint64_t waited = 0;
+  for (const auto& l : locks) waited += l->read_lock().wakeups() + l->write_lock().wakeups();
+  EXPECT_GT(waited, 0U) << "zkwire never waited: no contention";
+  run_co(io, [&]() -> asio::awaitable<void> {
+    auto got = co_await c->async_get(counter, use_awaitable);
+    EXPECT_EQ(got.data, std::to_string(t.exclusive_grants + (curator_rounds + 2) / 3));
+    EXPECT_TRUE((co_await test::children_of(*c, dir)).empty());
+  }());
+}
+
+}  // namespace
+}  // namespace zkwire
