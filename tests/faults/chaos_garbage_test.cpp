@@ -43,7 +43,7 @@ class garbage : public chaos_test<T> {
     EXPECT_FALSE(ops.create(node + "/child").first);
     const auto session = ops.session();
     auto states = std::make_shared<state_recorder>();
-    this->loop_.on_loop([&] { c.set_state_listener([states](const state_event& e) { states->add(e); }); });
+    this->loop_.on_loop([&] { c.set_state_listener(states->listener()); });
     std::string text = rule;
     if (const auto at = text.find("PATH"); at != std::string::npos) text.replace(at, 4, node);
     const auto placed = this->add_rule_here(c, text);
@@ -62,10 +62,8 @@ class garbage : public chaos_test<T> {
         }
       }
     });
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (completions->load() < reads && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(5ms);
-    }
+    EXPECT_TRUE(eventually([&] { return completions->load() >= reads; }, 20s, "every read completed",
+                           [&] { return std::to_string(completions->load()) + " completions"; }));
     EXPECT_GE(this->fired(placed), 1U) << "the rule never fired";
     // The session continues; the fault fired only once (nth=1), so the next connection is clean.
     EXPECT_FALSE(ops.connect());
@@ -73,7 +71,8 @@ class garbage : public chaos_test<T> {
     const auto [get_ec, data] = ops.get(node);
     EXPECT_FALSE(get_ec) << get_ec.message();
     EXPECT_EQ(data.data, "data");
-    std::this_thread::sleep_for(100ms);
+    // That read completed after every earlier one (completions come in submission order): a read completing
+    // twice would have shown up by now.
     out.completions = completions->load();
     EXPECT_EQ(out.completions, reads) << "a read completed twice or never";
     out.first_error = *first_error;
@@ -162,13 +161,7 @@ TYPED_TEST(garbage, NotificationWithARelativePath) {
   event.path = "zz";
   std::string frame;
   ASSERT_FALSE(proto::encode_reply_frame(frame, proto::reply_header{-1, -1, 0}, event));
-  std::string hex;
-  for (const char ch : frame) {
-    static constexpr std::string_view digits = "0123456789abcdef";
-    hex += digits[static_cast<unsigned char>(ch) >> 4];
-    hex += digits[static_cast<unsigned char>(ch) & 0xf];
-  }
-  const auto o = this->run("reply op=getData path=PATH nth=1 hex=" + hex + " action=inject");
+  const auto o = this->run("reply op=getData path=PATH nth=1 hex=" + faults::to_hex(frame) + " action=inject");
   EXPECT_FALSE(o.first_error) << o.first_error.message();
 }
 
@@ -182,19 +175,31 @@ TYPED_TEST(garbage, NotificationDuringTheHandshake) {
   event.path = this->root();
   std::string frame;
   ASSERT_FALSE(proto::encode_reply_frame(frame, proto::reply_header{-1, -1, 0}, event));
-  std::string hex;
-  for (const char ch : frame) {
-    static constexpr std::string_view digits = "0123456789abcdef";
-    hex += digits[static_cast<unsigned char>(ch) >> 4];
-    hex += digits[static_cast<unsigned char>(ch) & 0xf];
-  }
-  const auto rule = this->proxies_->add_rule("reply op=connect nth=1 hex=" + hex + " action=inject");
-  this->proxies_->cut_connections(faults::cut_kind::rst);
-  std::this_thread::sleep_for(50ms);
-  ASSERT_FALSE(ops.connect());
-  EXPECT_GE(this->proxies_->fired(rule), 1U);
+  auto states = std::make_shared<state_recorder>();
+  this->loop_.on_loop([&] { c.set_state_listener(states->listener()); });
+  // Each proxy puts the notification in front of the first ConnectResponse it forwards from now on.
+  const auto rule = this->proxies_->add_rule("reply op=connect nth=1 hex=" + faults::to_hex(frame) + " action=inject");
+  const auto accepted = [&] {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < this->proxies_->size(); ++i) n += this->proxies_->at(i).accepted();
+    return n;
+  };
+  // Only the proxy the client is on cuts its connection: a cut on every proxy could also cut a reconnection the
+  // client makes to a proxy whose cut has not run yet, and count an extra connection.
+  const auto host = this->loop_.on_loop([&] { return c.connected_host(); });
+  ASSERT_TRUE(host.has_value());
+  const auto accepted_before = accepted();
+  const auto start = std::chrono::steady_clock::now();
+  this->proxies_->at(this->proxies_->index_of_port(host->port)).cut_connections(faults::cut_kind::rst);
+  ASSERT_TRUE(states->reaches(session_state::suspended, 10s, start));
+  ASSERT_FALSE(ops.connect()) << states->text();
   EXPECT_EQ(ops.session(), session);
   EXPECT_FALSE(ops.get(this->root()).first);
+  // The first frame of a handshake is the ConnectResponse: a notification there is a protocol violation, so every
+  // connection that got one was dropped and the client connected once more (to a proxy whose rule had fired).
+  const auto fired = this->proxies_->fired(rule);
+  EXPECT_GE(fired, 1U);
+  EXPECT_EQ(accepted() - accepted_before, fired + 1) << "a handshake with a notification in front was accepted";
 }
 
 }  // namespace
