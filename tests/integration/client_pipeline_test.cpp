@@ -114,9 +114,14 @@ TEST_F(client_pipeline_test, CancellingAPendingOperation) {
     co_await c.async_sync("/", use_awaitable);
     ZKWIRE_CO_ASSERT(done.has_value());
     EXPECT_FALSE(*done);
+    // An operation in flight while the late cancellation is emitted must not be what it cancels.
+    std::optional<std::error_code> bystander;
+    c.async_get(root(), [&](std::error_code ec, const get_result&) { bystander = ec; });
     late.emit(asio::cancellation_type::terminal);
     // The session is unaffected, and a later operation completes after anything the late cancel could cause.
     co_await c.async_set(root(), "after", any_version, use_awaitable);
+    ZKWIRE_CO_ASSERT(bystander.has_value());
+    EXPECT_FALSE(*bystander) << bystander->message();
     const auto after = co_await c.async_get(root(), use_awaitable);
     EXPECT_EQ(after.data, "after");
     EXPECT_EQ(late_completions, 1);
