@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "client_test_support.hpp"
 #include "zkwire/client/client.hpp"
 
 namespace zkwire {
@@ -33,16 +34,7 @@ client_options offline_options() {
   return options;
 }
 
-template <class Done>
-bool run_until(asio::io_context& io, Done done, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    io.restart();
-    io.run_one_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
+using test::run_until;
 
 TEST(client_offline, NothingHappensBeforeTheFirstOperation) {
   asio::io_context io;
@@ -149,8 +141,8 @@ TEST(client_offline, HandlersRunOnTheirAssociatedExecutor) {
                 EXPECT_TRUE(other.get_executor().running_in_this_thread());
                 on_other = ec;
               }));
-  io.run_for(std::chrono::milliseconds(100));
-  EXPECT_TRUE(on_strand);
+  EXPECT_TRUE(run_until(
+      io, [&] { return on_strand; }, std::chrono::seconds(10)));
   EXPECT_FALSE(on_other.has_value());  // queued on `other`, which has not run yet
   other.run();
   ASSERT_TRUE(on_other.has_value());

@@ -7,8 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -43,7 +47,7 @@ class garbage : public chaos_test<T> {
     EXPECT_FALSE(ops.create(node + "/child").first);
     const auto session = ops.session();
     auto states = std::make_shared<state_recorder>();
-    this->loop_.on_loop([&] { c.set_state_listener([states](const state_event& e) { states->add(e); }); });
+    this->loop_.on_loop([&] { c.set_state_listener(states->listener()); });
     std::string text = rule;
     if (const auto at = text.find("PATH"); at != std::string::npos) text.replace(at, 4, node);
     const auto placed = this->add_rule_here(c, text);
@@ -62,10 +66,8 @@ class garbage : public chaos_test<T> {
         }
       }
     });
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (completions->load() < reads && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(5ms);
-    }
+    EXPECT_TRUE(eventually([&] { return completions->load() >= reads; }, 20s, "every read completed",
+                           [&] { return std::to_string(completions->load()) + " completions"; }));
     EXPECT_GE(this->fired(placed), 1U) << "the rule never fired";
     // The session continues; the fault fired only once (nth=1), so the next connection is clean.
     EXPECT_FALSE(ops.connect());
@@ -73,7 +75,8 @@ class garbage : public chaos_test<T> {
     const auto [get_ec, data] = ops.get(node);
     EXPECT_FALSE(get_ec) << get_ec.message();
     EXPECT_EQ(data.data, "data");
-    std::this_thread::sleep_for(100ms);
+    // That read completed after every earlier one (completions come in submission order): a read completing
+    // twice would have shown up by now.
     out.completions = completions->load();
     EXPECT_EQ(out.completions, reads) << "a read completed twice or never";
     out.first_error = *first_error;
@@ -162,13 +165,7 @@ TYPED_TEST(garbage, NotificationWithARelativePath) {
   event.path = "zz";
   std::string frame;
   ASSERT_FALSE(proto::encode_reply_frame(frame, proto::reply_header{-1, -1, 0}, event));
-  std::string hex;
-  for (const char ch : frame) {
-    static constexpr std::string_view digits = "0123456789abcdef";
-    hex += digits[static_cast<unsigned char>(ch) >> 4];
-    hex += digits[static_cast<unsigned char>(ch) & 0xf];
-  }
-  const auto o = this->run("reply op=getData path=PATH nth=1 hex=" + hex + " action=inject");
+  const auto o = this->run("reply op=getData path=PATH nth=1 hex=" + faults::to_hex(frame) + " action=inject");
   EXPECT_FALSE(o.first_error) << o.first_error.message();
 }
 
@@ -182,19 +179,40 @@ TYPED_TEST(garbage, NotificationDuringTheHandshake) {
   event.path = this->root();
   std::string frame;
   ASSERT_FALSE(proto::encode_reply_frame(frame, proto::reply_header{-1, -1, 0}, event));
-  std::string hex;
-  for (const char ch : frame) {
-    static constexpr std::string_view digits = "0123456789abcdef";
-    hex += digits[static_cast<unsigned char>(ch) >> 4];
-    hex += digits[static_cast<unsigned char>(ch) & 0xf];
-  }
-  const auto rule = this->proxies_->add_rule("reply op=connect nth=1 hex=" + hex + " action=inject");
+  auto states = std::make_shared<state_recorder>();
+  this->loop_.on_loop([&] { c.set_state_listener(states->listener()); });
+  // Each proxy puts the notification in front of the first ConnectResponse it forwards from now on.
+  const auto rule = this->proxies_->add_rule("reply op=connect nth=1 hex=" + faults::to_hex(frame) + " action=inject");
+  const auto start = std::chrono::steady_clock::now();
   this->proxies_->cut_connections(faults::cut_kind::rst);
-  std::this_thread::sleep_for(50ms);
-  ASSERT_FALSE(ops.connect());
-  EXPECT_GE(this->proxies_->fired(rule), 1U);
+  ASSERT_TRUE(states->reaches(session_state::suspended, 10s, start));
+  ASSERT_FALSE(ops.connect()) << states->text();
   EXPECT_EQ(ops.session(), session);
   EXPECT_FALSE(ops.get(this->root()).first);
+  // The first frame of a handshake is the ConnectResponse: a notification there is a protocol violation, so the
+  // client gave up every connection that got one (the proxy logs the client closing it) and is on a clean one.
+  // (Counting connections instead would also count those a member closes on its own while the session moves.)
+  const auto fired = this->proxies_->fired(rule);
+  EXPECT_GE(fired, 1U);
+  std::set<std::string> injected;
+  std::set<std::string> closed_by_client;
+  const auto read_log = [&] {
+    static const std::regex line(R"(^(p[0-9]+) \{.*"conn":([0-9]+),(.*)$)");
+    std::istringstream in(this->proxies_->log_tail(100000));
+    for (std::string text; std::getline(in, text);) {
+      std::smatch m;
+      if (!std::regex_match(text, m, line)) continue;
+      const std::string connection = m[1].str() + " conn " + m[2].str();
+      if (m[3].str().find(R"("action":"inject")") != std::string::npos) injected.insert(connection);
+      if (m[3].str().find(R"("event":"close","detail":"client closed)") != std::string::npos) {
+        closed_by_client.insert(connection);
+      }
+    }
+    return std::includes(closed_by_client.begin(), closed_by_client.end(), injected.begin(), injected.end());
+  };
+  EXPECT_TRUE(eventually(read_log, 10s, "the client closing every connection with a notification in its handshake",
+                         [&] { return this->proxies_->log_tail(40); }));
+  EXPECT_EQ(injected.size(), fired);
 }
 
 }  // namespace

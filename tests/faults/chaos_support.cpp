@@ -102,34 +102,4 @@ std::string proxied_cluster::log_tail(std::size_t lines) const {
   return out;
 }
 
-std::optional<std::chrono::steady_clock::time_point> state_recorder::wait_for(
-    session_state s, std::chrono::steady_clock::time_point since, std::chrono::milliseconds timeout) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    {
-      const std::lock_guard lock(mutex_);
-      for (const auto& e : entries_) {
-        if (e.to == s && e.at >= since) return e.at;
-      }
-    }
-    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
-std::string state_recorder::text() const {
-  const std::lock_guard lock(mutex_);
-  std::string out;
-  for (const auto& e : entries_) {
-    out += std::string(proto::session_state_name(e.to));
-    if (e.reason) {
-      out += '(';
-      out += e.reason.message();
-      out += ')';
-    }
-    out += ' ';
-  }
-  return out;
-}
-
 }  // namespace zkwire::test

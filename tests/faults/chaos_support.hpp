@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "client_test_support.hpp"
+#include "support/eventually.hpp"
+#include "support/state_recorder.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire/faults/proxy.hpp"
@@ -203,32 +205,5 @@ struct cluster_kind_names {
 };
 
 using cluster_kinds = ::testing::Types<standalone_test, ensemble_test>;
-
-// Records a client's state changes (on the loop thread) for the test thread, with their times.
-class state_recorder {
- public:
-  struct entry {
-    session_state to;
-    std::error_code reason;
-    std::chrono::steady_clock::time_point at;
-  };
-  void add(const state_event& e) {
-    const std::lock_guard lock(mutex_);
-    entries_.push_back({e.to, e.reason, std::chrono::steady_clock::now()});
-  }
-  // The first time `s` was entered at or after `since`, waiting up to `timeout` for it.
-  std::optional<std::chrono::steady_clock::time_point> wait_for(session_state s,
-                                                                std::chrono::steady_clock::time_point since,
-                                                                std::chrono::milliseconds timeout) const;
-  [[nodiscard]] std::vector<entry> entries() const {
-    const std::lock_guard lock(mutex_);
-    return entries_;
-  }
-  [[nodiscard]] std::string text() const;
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<entry> entries_;
-};
 
 }  // namespace zkwire::test

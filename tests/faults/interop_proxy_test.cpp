@@ -5,20 +5,19 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "chaos_support.hpp"
 #include "support/child_process.hpp"
+#include "support/eventually.hpp"
+#include "support/kazoo.hpp"
+#include "support/requirements.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zkwire::test {
@@ -26,7 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr const char* system_python = "/usr/bin/python3";
 constexpr const char* zk_cli = "/usr/share/zookeeper/bin/zkCli.sh";
 
 std::string read_file(const std::filesystem::path& path) {
@@ -36,22 +34,13 @@ std::string read_file(const std::filesystem::path& path) {
   return s.str();
 }
 
-bool have_kazoo() {
-  return std::filesystem::exists(system_python) &&
-         std::system("/usr/bin/python3 -c 'import kazoo' >/dev/null 2>&1") == 0;
-}
-
 class interop : public chaos_test<standalone_test> {
  protected:
   // Runs the Kazoo script against `hosts` and returns its output (JSON on the last line).
-  std::string run_kazoo(const std::string& hosts, const std::string& path) {
-    const auto log = dir_.path() / "kazoo.log";
-    auto child = child_process::spawn({system_python, ZKWIRE_KAZOO_SCRIPT, hosts, path}, log);
-    EXPECT_TRUE(child.wait_for(60s)) << "kazoo did not finish";
-    const auto status = child.wait_status();
-    const std::string output = read_file(log);
-    EXPECT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << output;
-    return output;
+  static std::string run_kazoo_script(const std::string& hosts, const std::string& path) {
+    const auto r = run_process({system_python, ZKWIRE_KAZOO_SCRIPT, hosts, path});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    return r.out + r.err;
   }
 
   void expect_create_then_crash_outcome(const std::string& output) {
@@ -65,11 +54,11 @@ class interop : public chaos_test<standalone_test> {
 };
 
 TEST_F(interop, KazooSeesConnectionLossAndTheNodeOnceThroughTheProxyLibrary) {
-  if (!have_kazoo()) GTEST_SKIP() << "no python3-kazoo for /usr/bin/python3";
+  ZKWIRE_REQUIRE(have_kazoo(), "python3-kazoo for /usr/bin/python3");
   auto o = ops(make_direct_client());
   ASSERT_FALSE(o.create(root()).first);
   const auto rule = proxies_->add_rule("reply op=create,create2 path=" + root() + "/n nth=1 action=drop-then-rst");
-  expect_create_then_crash_outcome(run_kazoo(proxies_->connect_string(), root() + "/n"));
+  expect_create_then_crash_outcome(run_kazoo_script(proxies_->connect_string(), root() + "/n"));
   EXPECT_EQ(proxies_->fired(rule), 1U);
   EXPECT_GE(proxies_->at(0).accepted(), 2U) << "Kazoo did not reconnect through the proxy";
 }
@@ -88,17 +77,16 @@ class proxy_command {
     }
     child_ = child_process::spawn(argv, output_);
     const std::regex address_line(R"((^|\n)(127\.0\.0\.1:[0-9]+)\n)");
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (std::chrono::steady_clock::now() < deadline && child_.running()) {
-      std::smatch m;
-      const std::string text = read_file(output_);
-      if (std::regex_search(text, m, address_line)) {
-        address_ = m[2];
-        return;
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    ADD_FAILURE() << "zkwire proxy printed no address: " << read_file(output_);
+    // Stops early (and fails) if the command exits without printing an address.
+    EXPECT_TRUE(eventually(
+        [&] {
+          std::smatch m;
+          const std::string text = child_.out();
+          if (std::regex_search(text, m, address_line)) address_ = m[2];
+          return !address_.empty() || !child_.running();
+        },
+        30s, "zkwire proxy printing its address", [&] { return child_.out(); }));
+    EXPECT_FALSE(address_.empty()) << "zkwire proxy exited: " << child_.out();
   }
   ~proxy_command() { child_.terminate(5s); }
   proxy_command(const proxy_command&) = delete;
@@ -117,13 +105,13 @@ class proxy_command {
 };
 
 TEST_F(interop, KazooThroughTheZkwireProxyCommand) {
-  if (!have_kazoo()) GTEST_SKIP() << "no python3-kazoo for /usr/bin/python3";
+  ZKWIRE_REQUIRE(have_kazoo(), "python3-kazoo for /usr/bin/python3");
   auto o = ops(make_direct_client());
   ASSERT_FALSE(o.create(root()).first);
   proxy_command proxy(dir_.path(), cluster().address(0),
                       {"reply op=create,create2 path=" + root() + "/n nth=1 action=drop-then-rst"});
   ASSERT_FALSE(proxy.address().empty());
-  expect_create_then_crash_outcome(run_kazoo(proxy.address(), root() + "/n"));
+  expect_create_then_crash_outcome(run_kazoo_script(proxy.address(), root() + "/n"));
   const std::string log = proxy.log();
   EXPECT_NE(log.find(R"("dir":"request","op":"connect")"), std::string::npos) << log;
   EXPECT_NE(log.find(R"("action":"drop-then-rst")"), std::string::npos) << log;
@@ -131,7 +119,7 @@ TEST_F(interop, KazooThroughTheZkwireProxyCommand) {
 }
 
 TEST_F(interop, JavaZkCliThroughTheZkwireProxyCommand) {
-  if (!std::filesystem::exists(zk_cli)) GTEST_SKIP() << "no " << zk_cli;
+  ZKWIRE_REQUIRE(std::filesystem::exists(zk_cli), zk_cli);
   proxy_command proxy(dir_.path(), cluster().address(0), {"request op=create,create2 p=1 action=pass"});
   ASSERT_FALSE(proxy.address().empty());
   const auto out = dir_.path() / "zkcli.log";

@@ -4,11 +4,7 @@
 // (fails when another holder is inside) and appends its fencing token (must grow from holder to holder). Kazoo's
 // Lock (Debian's python3-kazoo, run with /usr/bin/python3) contends on the same path in both naming modes.
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <csignal>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -28,15 +24,17 @@
 #include <thread>
 #include <vector>
 
+#include "support/child_process.hpp"
+#include "support/eventually.hpp"
 #include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere else
 
 namespace zkwire {
 namespace {
 
 using namespace std::chrono_literals;
+using test::child_process;
+using test::outcome;
 using ::testing::HasSubstr;
 
 std::string read_file(const std::filesystem::path& path) {
@@ -52,74 +50,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
-
-// A child process of the test with stdout and stderr going to files, so a long-running one needs no reader.
-class spawned {
- public:
-  spawned(const std::vector<std::string>& argv, const std::filesystem::path& out, const std::filesystem::path& err)
-      : out_(out), err_(err) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT: posix_spawn's signature
-    args.push_back(nullptr);
-    const int rc = ::posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::system_error(rc, std::generic_category(), "posix_spawn " + argv[0]);
-  }
-  ~spawned() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
-  spawned(const spawned&) = delete;
-  spawned& operator=(const spawned&) = delete;
-  spawned(spawned&&) = delete;
-  spawned& operator=(spawned&&) = delete;
-
-  // The exit status (128+N for signal N) once it has exited within `limit`; else kills it and returns nullopt.
-  std::optional<int> wait(std::chrono::milliseconds limit = 60s) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (pid_ > 0) {
-      int status = 0;
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        pid_ = -1;
-        return std::nullopt;
-      }
-      std::this_thread::sleep_for(5ms);
-    }
-    return std::nullopt;
-  }
-  void signal(int sig) const {
-    if (pid_ > 0) ::kill(pid_, sig);
-  }
-  [[nodiscard]] std::string out() const { return read_file(out_); }
-  [[nodiscard]] std::string err() const { return read_file(err_); }
-
- private:
-  pid_t pid_ = -1;
-  std::filesystem::path out_;
-  std::filesystem::path err_;
-};
-
-struct outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
 
 // The critical section of every contender: $1 is the oracle's directory (see the file comment).
 constexpr const char* critical_section = R"(d=$1
@@ -147,41 +77,35 @@ class cli_lock_test : public test::standalone_test {
     argv.insert(argv.end(), args);
     return argv;
   }
-  // Starts a process with output in fresh files.
-  std::unique_ptr<spawned> start(const std::vector<std::string>& argv) {
+  // Starts a process with output in fresh files (call from the main test thread or a thread that outlives it:
+  // see child_process::spawn).
+  std::unique_ptr<child_process> start(const std::vector<std::string>& argv) {
     const auto n = std::to_string(next_.fetch_add(1));
-    return std::make_unique<spawned>(argv, file("out." + n), file("err." + n));
+    return std::make_unique<child_process>(
+        child_process::spawn(argv, test::child_stdio{file("out." + n), file("err." + n), {}}));
   }
   outcome run(const std::vector<std::string>& argv, std::chrono::milliseconds limit = 60s) {
-    auto p = start(argv);
-    const auto status = p->wait(limit);
-    EXPECT_TRUE(status.has_value()) << "did not finish in time: " << argv.back();
-    return {status.value_or(-1), p->out(), p->err()};
+    return start(argv)->finish(limit);
   }
   outcome zk(std::initializer_list<std::string> args) { return run(cli(args)); }
 
-  // `zkwire locks` output lines, once there are `count` of them (within 20 s).
+  // `zkwire locks` output lines, once there are `count` of them (within 30 s).
   std::vector<std::string> wait_for_contenders(const std::string& dir, std::size_t count) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
     std::vector<std::string> lines;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto r = zk({"locks", dir});
-      lines = lines_of(r.out);
-      if (r.status == 0 && lines.size() == count) return lines;
-      std::this_thread::sleep_for(20ms);
-    }
-    ADD_FAILURE() << "expected " << count << " contenders in " << dir << ", have " << lines.size();
+    EXPECT_TRUE(test::eventually(
+        [&] {
+          const auto r = zk({"locks", dir});
+          lines = lines_of(r.out);
+          return r.status == 0 && lines.size() == count;
+        },
+        30s, std::to_string(count) + " contenders in " + dir,
+        [&] { return std::to_string(lines.size()) + " contenders"; }));
     return lines;
   }
 
-  // Waits until `path` exists (a command's "I am inside" marker), within 20 s.
-  static bool wait_for_file(const std::filesystem::path& path) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (std::filesystem::exists(path)) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
+  // Waits until `path` exists (a command's "I am inside" marker), within 30 s.
+  static ::testing::AssertionResult wait_for_file(const std::filesystem::path& path) {
+    return test::eventually([&] { return std::filesystem::exists(path); }, 30s, path.string() + " to exist");
   }
 
   // A fresh oracle directory: counter 0, no violations, no tokens.
@@ -299,7 +223,7 @@ TEST_F(cli_lock_test, TimeoutWhileAnotherProcessHoldsTheLock) {
   // The ones that gave up left nothing behind: only the holder's node.
   EXPECT_EQ(wait_for_contenders(dir, 1).size(), 1U);
   holder->signal(SIGTERM);  // forwarded to the command, which dies of it
-  EXPECT_EQ(holder->wait(), 128 + SIGTERM);
+  EXPECT_EQ(holder->finish().status, 128 + SIGTERM);
   EXPECT_EQ(zk({"ls", dir}).out, "");
 }
 
@@ -312,13 +236,13 @@ TEST_F(cli_lock_test, SignalWhileWaitingGivesUpAndDeletesTheNode) {
     auto waiter = start(cli({"lock", dir, "--", "true"}));
     ASSERT_EQ(wait_for_contenders(dir, 2).size(), 2U);
     waiter->signal(sig);
-    EXPECT_EQ(waiter->wait(20s), 128 + sig);
+    EXPECT_EQ(waiter->finish(20s).status, 128 + sig);
     const auto left = wait_for_contenders(dir, 1);
     ASSERT_EQ(left.size(), 1U);
     EXPECT_THAT(left[0], HasSubstr("\"holder\":true"));
   }
   holder->signal(SIGKILL);  // zkwire dies: its command is killed with it (PR_SET_PDEATHSIG)
-  EXPECT_EQ(holder->wait(), 128 + SIGKILL);
+  EXPECT_EQ(holder->finish().status, 128 + SIGKILL);
 }
 
 TEST_F(cli_lock_test, NodeDeletedByOthersMeansLostAndTheCommandIsTerminated) {
@@ -334,7 +258,7 @@ TEST_F(cli_lock_test, NodeDeletedByOthersMeansLostAndTheCommandIsTerminated) {
   ASSERT_FALSE(node.empty());
   EXPECT_EQ(zk({"rm", dir + "/" + node.substr(0, node.size() - 1)}).status, 0);
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(holder->wait(20s), 76);
+  EXPECT_EQ(holder->finish(20s).status, 76);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
   EXPECT_TRUE(wait_for_file(got_term));
   EXPECT_THAT(holder->err(), HasSubstr("lock lost"));
@@ -344,18 +268,30 @@ TEST_F(cli_lock_test, SilentServerMeansLostBeforeTheSessionCanExpire) {
   const std::string dir = root();
   const auto inside = file("inside");
   const auto got_term = file("got-term");
-  auto holder = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "2000", "--connect-timeout", "20000", "lock", dir,
-                       "--", "sh", "-c", "trap 'touch \"$1\"; exit 0' TERM; touch \"$0\"; while :; do sleep 0.05; done",
+  constexpr auto session_timeout = 4s;
+  // The command notes when SIGTERM reached it (wall-clock nanoseconds, written atomically): the time is taken where
+  // the property is, not when this thread gets round to noticing.
+  auto holder = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "4000", "--connect-timeout", "20000", "lock", dir,
+                       "--", "sh", "-c",
+                       "trap 'date +%s%N > \"$1.tmp\"; mv \"$1.tmp\" \"$1\"; exit 0' TERM; touch \"$0\"; "
+                       "while :; do sleep 0.05; done",
                        inside.string(), got_term.string()});
   ASSERT_TRUE(wait_for_file(inside));
   cluster().pause(0);
-  const auto paused_at = std::chrono::steady_clock::now();
-  const bool terminated = wait_for_file(got_term);
-  const auto after = std::chrono::steady_clock::now() - paused_at;
+  // The server last heard from the client before this moment; a server that kept running could expire the session
+  // one session timeout after that. Measuring from here can only make `after` shorter than the truth.
+  const auto paused_at = std::chrono::system_clock::now();
+  const auto terminated = wait_for_file(got_term);
   cluster().resume(0);
   ASSERT_TRUE(terminated);
-  EXPECT_LT(after, 2s) << "the command must stop before the server could expire the session";
-  EXPECT_EQ(holder->wait(30s), 76) << holder->err();
+  const std::chrono::system_clock::time_point term_at{std::chrono::duration_cast<std::chrono::system_clock::duration>(
+      std::chrono::nanoseconds(std::stoll(read_file(got_term))))};
+  const auto after = term_at - paused_at;
+  // No margin: the session timeout is the property. The client gives itself T/3 of it (it stops the command at
+  // its read timeout, 2T/3), which is the room for signal delivery on a loaded machine.
+  EXPECT_LT(after, session_timeout) << "the command must stop before the server could expire the session";
+  EXPECT_GT(after, std::chrono::system_clock::duration::zero()) << "terminated before the server stopped";
+  EXPECT_EQ(holder->finish(30s).status, 76) << holder->err();
 }
 
 TEST_F(cli_lock_test, LocksListsContendersInLockOrder) {
@@ -398,9 +334,9 @@ TEST_F(cli_lock_test, LocksListsContendersInLockOrder) {
       << lines[3];
 
   holder->signal(SIGTERM);
-  EXPECT_EQ(holder->wait(), 128 + SIGTERM);
-  EXPECT_EQ(writer->wait(), 0);
-  EXPECT_EQ(kazoo_style->wait(), 0);
+  EXPECT_EQ(holder->finish().status, 128 + SIGTERM);
+  EXPECT_EQ(writer->finish().status, 0);
+  EXPECT_EQ(kazoo_style->finish().status, 0);
   // An empty directory lists nothing (a persistent one: the server may reap an empty container at any time).
   const std::string empty_dir = root() + "-empty";
   ASSERT_EQ(zk({"create", empty_dir}).status, 0);
@@ -424,10 +360,10 @@ TEST_F(cli_lock_test, RevokeAsksTheHolderToRelease) {
   ASSERT_TRUE(std::regex_search(lines[0], m, std::regex(R"re("node":"([^"]+)")re")));
   const auto r = zk({"revoke", m[1].str()});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(holder->wait(20s), 9);  // the command's status: it chose to end
+  EXPECT_EQ(holder->finish(20s).status, 9);  // the command's status: it chose to end
   EXPECT_EQ(holder->out(), "released\n");
   EXPECT_THAT(holder->err(), HasSubstr("release requested"));
-  EXPECT_EQ(waiter->wait(20s), 0);  // and the next one got the lock
+  EXPECT_EQ(waiter->finish(20s).status, 0);  // and the next one got the lock
 
   EXPECT_EQ(zk({"revoke", dir + "/_c_00000000-0000-4000-8000-000000000000-lock-0000000099"}).status, 1);
 }
@@ -447,8 +383,8 @@ TEST_F(cli_lock_test, ReadersShareWritersExclude) {
   // A writer cannot get in while they read, and neither can an exclusive contender.
   EXPECT_EQ(zk({"lock", "--write", "--timeout", "0", dir, "--", "true"}).status, 75);
   EXPECT_EQ(zk({"lock", "--timeout", "0", dir, "--", "true"}).status, 75);
-  EXPECT_EQ(reader_a->wait(), 0);
-  EXPECT_EQ(reader_b->wait(), 0);
+  EXPECT_EQ(reader_a->finish().status, 0);
+  EXPECT_EQ(reader_b->finish().status, 0);
   EXPECT_EQ(zk({"lock", "--write", "--timeout", "5", dir, "--", "true"}).status, 0);
 }
 
@@ -475,7 +411,7 @@ TEST_P(cli_lock_kazoo_test, ZkwireAndKazooExcludeEachOther) {
   const auto oracle = make_oracle("oracle");
   constexpr int rounds = 8;
   const std::string extra_pattern = naming == "curator" ? "-lock-" : "";
-  std::vector<std::unique_ptr<spawned>> kazoo;
+  std::vector<std::unique_ptr<child_process>> kazoo;
   for (int k = 0; k < 2; ++k) {
     kazoo.push_back(start({"/usr/bin/python3", ZKWIRE_KAZOO_LOCK_WORKER, connect_string(), dir, std::to_string(rounds),
                            oracle.string(), extra_pattern}));
@@ -485,7 +421,7 @@ TEST_P(cli_lock_kazoo_test, ZkwireAndKazooExcludeEachOther) {
   for (int w = 0; w < 2; ++w) threads.push_back(zkwire_worker(dir, oracle, rounds, naming));
   for (auto& t : threads) t.join();
   for (auto& k : kazoo) {
-    EXPECT_EQ(k->wait(120s), 0) << k->err();
+    EXPECT_EQ(k->finish(120s).status, 0) << k->err();
   }
   check_oracle(oracle, 4 * rounds);
   const auto tokens = read_file(oracle / "tokens");

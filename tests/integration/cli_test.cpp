@@ -13,14 +13,17 @@
 #include <thread>
 #include <vector>
 
-#include "support/subprocess.hpp"
+#include "support/child_process.hpp"
+#include "support/eventually.hpp"
+#include "support/kazoo.hpp"
+#include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
 
 namespace zkwire {
 namespace {
 
+using test::child_process;
 using test::outcome;
-using test::process;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -33,12 +36,26 @@ class cli_test : public test::standalone_test {
     return argv;
   }
   static outcome zk(std::initializer_list<std::string> args, const std::string& input = {}) {
-    process p(cli_argv(args));
-    return p.finish(input);
+    return test::run_process(cli_argv(args), input);
   }
-  static outcome run_raw(const std::vector<std::string>& argv) {
-    process p(argv);
-    return p.finish();
+  static outcome run_raw(const std::vector<std::string>& argv) { return test::run_process(argv); }
+  // A long-running command, its output in files of this test (readable while it runs).
+  child_process start(const std::vector<std::string>& argv) {
+    const auto n = std::to_string(++started_);
+    return child_process::spawn(argv,
+                                test::child_stdio{files_.path() / ("out." + n), files_.path() / ("err." + n), {}});
+  }
+  // Runs `zk set node <n>` (a new value each time) until `watcher` has exited, i.e. has reported what it waited
+  // for: the watch is armed some time after the process starts, so one change may come too early.
+  ::testing::AssertionResult change_until_reported(child_process& watcher, const std::string& node) {
+    int n = 0;
+    return test::eventually(
+        [&] {
+          EXPECT_EQ(zk({"set", node, std::to_string(n++)}).status, 0);
+          return !watcher.running();
+        },
+        std::chrono::seconds(60), "the watch command reporting a change of " + node,
+        [&] { return watcher.out() + watcher.err(); });
   }
   // Runs a Python program with Kazoo connected as `zk` to the suite's server.
   static outcome kazoo(const std::string& body) { return test::run_kazoo(connect_string(), body); }
@@ -48,6 +65,10 @@ class cli_test : public test::standalone_test {
     EXPECT_EQ(r.status, 0) << r.err;
     return root();
   }
+
+ private:
+  test::temp_dir files_{"zkwire-cli-"};
+  int started_ = 0;
 };
 
 TEST_F(cli_test, VersionHelpAndUnknownCommand) {
@@ -313,22 +334,20 @@ TEST_F(cli_test, WatchSeesAChangeMadeByAnotherCommand) {
   const std::string node = make_root() + "/w";
   ASSERT_EQ(zk({"create", node, "0"}).status, 0);
 
-  process watcher(cli_argv({"watch", "-n", "1", "--timeout", "30", node}));
-  // The watch is armed some time after the process starts: change the data until it reports.
-  for (int i = 0; i < 100 && watcher.running(); ++i) {
-    ASSERT_EQ(zk({"set", node, std::to_string(i)}).status, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto watcher = start(cli_argv({"watch", "-n", "1", "--timeout", "30", node}));
+  EXPECT_TRUE(change_until_reported(watcher, node));
   const auto r = watcher.finish();
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "{\"type\":\"NodeDataChanged\",\"path\":\"" + node + "\"}\n");
 
   // A persistent recursive watch counts events below the node.
-  process recursive(cli_argv({"watch", "--mode", "recursive", "-n", "2", "--timeout", "30", node}));
-  for (int i = 0; i < 100 && recursive.running(); ++i) {
-    ASSERT_EQ(zk({"create", "-s", node + "/c-"}).status, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto recursive = start(cli_argv({"watch", "--mode", "recursive", "-n", "2", "--timeout", "30", node}));
+  EXPECT_TRUE(test::eventually(
+      [&] {
+        EXPECT_EQ(zk({"create", "-s", node + "/c-"}).status, 0);
+        return !recursive.running();
+      },
+      std::chrono::seconds(60), "the recursive watch reporting two creations"));
   const auto rr = recursive.finish();
   EXPECT_EQ(rr.status, 0) << rr.err;
   EXPECT_TRUE(
@@ -346,24 +365,20 @@ TEST_F(cli_test, WatchSeesAChangeMadeByAnotherCommand) {
 TEST_F(cli_test, WatchPrintsSessionChangesWithoutCountingThem) {
   const std::string node = make_root() + "/s";
   ASSERT_EQ(zk({"create", node}).status, 0);
-  process watcher({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "10000", "watch", "--mode", "persistent", "-n", "1",
-                   "--timeout", "60", node});
-  // Wait until the server has the persistent watch.
-  bool armed = false;
-  for (int i = 0; i < 100 && !armed; ++i) {
-    armed = cluster().four_letter(0, "wchp").find(node) != std::string::npos;
-    if (!armed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(armed);
-  // Frozen for longer than the client's read timeout (2/3 of the session timeout) but less than the session
-  // timeout: the client disconnects, then resumes the session once the server runs again.
+  auto watcher = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "10000", "watch", "--mode", "persistent", "-n",
+                        "1", "--timeout", "60", node});
+  ASSERT_TRUE(test::eventually([&] { return cluster().four_letter(0, "wchp").find(node) != std::string::npos; },
+                               std::chrono::seconds(30), "the server holding the persistent watch"));
+  // Frozen until the client has noticed (its read timeout, 2/3 of the session timeout, prints Disconnected), but
+  // not for the whole session timeout: the client then resumes the session once the server runs again. 8 s is
+  // past the read timeout (6.7 s at the latest) and short of the session timeout (10 s).
   cluster().pause(0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(8000));
+  const auto disconnected =
+      test::eventually([&] { return watcher.out().find("Disconnected") != std::string::npos; }, std::chrono::seconds(8),
+                       "the watch command printing Disconnected", [&] { return watcher.out(); });
   cluster().resume(0);
-  for (int i = 0; i < 100 && watcher.running(); ++i) {
-    ASSERT_EQ(zk({"set", node, std::to_string(i)}).status, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  ASSERT_TRUE(disconnected);
+  EXPECT_TRUE(change_until_reported(watcher, node));
   const auto r = watcher.finish();
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,

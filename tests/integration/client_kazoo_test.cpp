@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "client_test_support.hpp"
-#include "support/subprocess.hpp"
+#include "support/kazoo.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/client/client.hpp"
 

@@ -340,12 +340,19 @@ TEST_F(client_ops_test, FutureDeferredAndCallbackTokens) {
       test::run_until(io_, [&] { return created.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }));
   EXPECT_EQ(created.get().path, root());
 
-  // deferred: nothing starts until the deferred operation is launched.
+  // deferred: nothing starts until the deferred operation is launched. The node changes between creating the
+  // operation and launching it: a read sent at creation would see the old data.
   auto op = c.async_get(root(), asio::experimental::deferred);
+  EXPECT_EQ(c.pending_requests(), 0U);
+  auto changed = c.async_set(root(), "g", any_version, asio::use_future);
+  ASSERT_TRUE(
+      test::run_until(io_, [&] { return changed.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }));
+  changed.get();
+  EXPECT_EQ(c.pending_requests(), 0U);
   bool called = false;
   std::move(op)([&](std::error_code ec, const get_result& got) {
     EXPECT_FALSE(ec);
-    EXPECT_EQ(got.data, "f");
+    EXPECT_EQ(got.data, "g");
     called = true;
   });
   EXPECT_FALSE(called);  // never inline

@@ -71,7 +71,9 @@ TEST_F(client_pipeline_test, TenThousandPipelinedOperationsCompleteOnceInOrder) 
   EXPECT_TRUE(order.empty());  // nothing completes inside an initiating function
   ASSERT_TRUE(test::run_until(
       io_, [&] { return order.size() >= count; }, std::chrono::seconds(120)));
-  test::run_for(io_, std::chrono::milliseconds(100));  // a duplicate completion would show up now
+  // One more operation completes after every earlier one (completions come in submission order): a duplicate
+  // completion of the 10,000 would have been delivered by the time it is.
+  run([&]() -> asio::awaitable<void> { co_await c.async_sync(root(), use_awaitable); }());
   EXPECT_EQ(errors, 0);
   ASSERT_EQ(order.size(), static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
@@ -96,22 +98,35 @@ TEST_F(client_pipeline_test, CancellingAPendingOperation) {
                 }));
     signal.emit(asio::cancellation_type::terminal);
     EXPECT_FALSE(result.has_value());  // the completion is delivered later, on the executor
-    co_await test::sleep_for(std::chrono::milliseconds(100));
+    // A round trip started after the cancellation completes after the cancelled operation's completion.
+    co_await c.async_sync("/", use_awaitable);
     ZKWIRE_CO_ASSERT(result.has_value());
     EXPECT_EQ(*result, make_error_code(client_error::cancelled));
 
-    // Cancelling after completion does nothing.
+    // Cancelling after completion does nothing: no second completion, no error, nothing cancelled by mistake.
+    int late_completions = 0;
     std::optional<std::error_code> done;
     asio::cancellation_signal late;
-    c.async_exists(root(),
-                   asio::bind_cancellation_slot(late.slot(), [&](std::error_code ec, const auto&) { done = ec; }));
+    c.async_exists(root(), asio::bind_cancellation_slot(late.slot(), [&](std::error_code ec, const auto&) {
+                     ++late_completions;
+                     done = ec;
+                   }));
     co_await c.async_sync("/", use_awaitable);
     ZKWIRE_CO_ASSERT(done.has_value());
     EXPECT_FALSE(*done);
+    // An operation in flight while the late cancellation is emitted must not be what it cancels.
+    std::optional<std::error_code> bystander;
+    c.async_get(root(), [&](std::error_code ec, const get_result&) { bystander = ec; });
     late.emit(asio::cancellation_type::terminal);
-
-    // The session is unaffected.
+    // The session is unaffected, and a later operation completes after anything the late cancel could cause.
     co_await c.async_set(root(), "after", any_version, use_awaitable);
+    ZKWIRE_CO_ASSERT(bystander.has_value());
+    EXPECT_FALSE(*bystander) << bystander->message();
+    const auto after = co_await c.async_get(root(), use_awaitable);
+    EXPECT_EQ(after.data, "after");
+    EXPECT_EQ(late_completions, 1);
+    EXPECT_FALSE(*done);
+    EXPECT_EQ(c.pending_requests(), 0U);
   }());
 }
 
@@ -171,9 +186,15 @@ TEST_F(client_pipeline_test, QueuedOperationsWaitForTheConnectionAndCanBeCancell
 TEST_F(client_pipeline_test, HostNamesAreResolved) {
   client c = make_client("localhost:" + std::to_string(cluster().client_port(0)));
   run([&]() -> asio::awaitable<void> {
-    co_await c.async_connect(use_awaitable);
-    co_await c.async_create(root(), "", use_awaitable);
+    auto [ec] = co_await c.async_connect(tuple_awaitable);
+    ZKWIRE_CO_ASSERT(!ec);
+    const auto created = co_await c.async_create(root(), "", use_awaitable);
+    EXPECT_EQ(created.path, root());
   }());
+  EXPECT_EQ(c.state(), session_state::connected);
+  ASSERT_TRUE(c.connected_host().has_value());
+  EXPECT_EQ(c.connected_host()->host, "localhost");  // as written in the connect string, resolved to connect
+  EXPECT_EQ(c.connected_host()->port, cluster().client_port(0));
 }
 
 TEST_F(client_pipeline_test, InvalidConnectStringThrows) {

@@ -21,9 +21,11 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 
+#include "support/eventually.hpp"
 #include "zkwire/client/client.hpp"
 
 namespace zkwire::test {
@@ -59,16 +61,15 @@ T run_co(asio::io_context& io, asio::awaitable<T> co, std::chrono::milliseconds 
   return future.get();
 }
 
-// Runs `io` until `done()` is true; false on timeout.
-inline bool run_until(asio::io_context& io, const std::function<bool()>& done,
-                      std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
+// Runs `io` on this thread until `done()` is true (test::eventually, running the context between polls); the
+// failure says what was awaited.
+inline ::testing::AssertionResult run_until(asio::io_context& io, const std::function<bool()>& done,
+                                            std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                                            std::string_view what = "the awaited completion") {
+  return eventually(done, timeout, what, {}, [&io](std::chrono::milliseconds interval) {
     if (io.stopped()) io.restart();
-    io.run_one_for(std::chrono::milliseconds(20));
-  }
-  return true;
+    io.run_one_for(interval);
+  });
 }
 
 // Runs `io` for `duration` (handlers keep running meanwhile).

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "client_test_support.hpp"
+#include "support/eventually.hpp"
+#include "support/state_recorder.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/client/client.hpp"
 
@@ -31,14 +33,21 @@ class client_watch_test : public test::standalone_test {
   T run(asio::awaitable<T> co) {
     return test::run_co(io_, std::move(co));
   }
-  // Lets late events arrive: a round trip on `c` after everything that could fire, plus a short grace.
+  // Waits until every event that could still arrive has: arms a watch on a fresh marker node beside root() (outside
+  // any watched subtree), creates the marker and waits for that watch. The server sends this session's events in
+  // order and the client delivers them in order, so an event that should not have fired would be in by then.
   asio::awaitable<void> settle(client& c) {
-    co_await c.async_sync("/", use_awaitable);
-    co_await c.async_exists("/", use_awaitable);
-    co_await test::sleep_for(std::chrono::milliseconds(200));
+    const std::string marker = root() + "-marker-" + std::to_string(++markers_);
+    auto [missing, marker_watch] = co_await c.async_exists_watch(marker, use_awaitable);
+    EXPECT_FALSE(missing.has_value());
+    co_await c.async_create(marker, "", use_awaitable);
+    const watch_event e = co_await marker_watch.async_wait(use_awaitable);
+    EXPECT_EQ(e.type, event_type::node_created);
+    co_await c.async_remove(marker, any_version, use_awaitable);
   }
 
   asio::io_context io_;
+  int markers_ = 0;
 };
 
 TEST_F(client_watch_test, OneShotDataWatchFiresExactlyOnce) {
@@ -142,10 +151,10 @@ TEST_F(client_watch_test, WatchWaitCanBeCancelledAndRetried) {
       first_ec = ec;
       first_done = true;
     }));
-    co_await test::sleep_for(std::chrono::milliseconds(20));
+    co_await c.async_sync("/", use_awaitable);  // a round trip: nothing happened to the node meanwhile
     EXPECT_FALSE(first_done);
     cancel.emit(asio::cancellation_type::terminal);
-    co_await test::sleep_for(std::chrono::milliseconds(20));
+    co_await c.async_sync("/", use_awaitable);  // the cancelled wait's completion is posted before this reply
     EXPECT_TRUE(first_done);
     EXPECT_EQ(first_ec, make_error_code(client_error::cancelled));
     co_await c.async_set(root(), "x", any_version, use_awaitable);
@@ -253,16 +262,12 @@ TEST_F(client_watch_test, ServerRestartKeepsTheSessionAndReArmsWatches) {
   test::loop_thread loop;
   auto options = test::client_options_for(connect_string(), std::chrono::seconds(20));
   std::unique_ptr<client> c;
-  std::vector<session_state> states;
+  const auto states = test::state_recorder::make();
   std::atomic<int> one_shot{0};
   std::atomic<int> persistent{0};
-  std::mutex mutex;
   loop.on_loop([&] {
     c = std::make_unique<client>(loop.io().get_executor(), options);
-    c->set_state_listener([&](const state_event& e) {
-      const std::lock_guard lock(mutex);
-      states.push_back(e.to);
-    });
+    c->set_state_listener(states->listener());
   });
   loop.on_loop([&] { return c->async_create(root(), "", asio::use_future); }).get();
   loop.on_loop([&] { return c->async_create(root() + "/p", "", asio::use_future); }).get();
@@ -288,18 +293,23 @@ TEST_F(client_watch_test, ServerRestartKeepsTheSessionAndReArmsWatches) {
   // The client reconnects by itself; a request made now waits for the connection.
   loop.on_loop([&] { return c->async_connect(asio::use_future); }).get();
   EXPECT_EQ(loop.on_loop([&] { return c->session_id(); }), session);
-  {
-    const std::lock_guard lock(mutex);
-    EXPECT_NE(std::find(states.begin(), states.end(), session_state::suspended), states.end());
-    EXPECT_EQ(states.back(), session_state::connected);
-  }
+  EXPECT_TRUE(states->contains(session_state::suspended)) << states->text();
+  EXPECT_EQ(states->last(), session_state::connected) << states->text();
 
   loop.on_loop([&] { return c->async_set(root(), "a", any_version, asio::use_future); }).get();
   loop.on_loop([&] { return c->async_set(root(), "b", any_version, asio::use_future); }).get();
   loop.on_loop([&] { return c->async_set(root() + "/p", "a", any_version, asio::use_future); }).get();
   loop.on_loop([&] { return c->async_set(root() + "/p", "b", any_version, asio::use_future); }).get();
-  loop.on_loop([&] { return c->async_sync("/", asio::use_future); }).get();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // A later watch, fired by a later change: every event of the sets above is delivered before it.
+  std::atomic<bool> marker_fired{false};
+  const std::string marker = root() + "/marker";
+  loop.on_loop([&] {
+        return c->async_exists(
+            marker, [&](const watch_event&) { marker_fired = true; }, asio::use_future);
+      })
+      .get();
+  loop.on_loop([&] { return c->async_create(marker, "", asio::use_future); }).get();
+  ASSERT_TRUE(test::eventually([&] { return marker_fired.load(); }, std::chrono::seconds(30), "the marker's watch"));
   EXPECT_EQ(one_shot.load(), 1);
   EXPECT_EQ(persistent.load(), 2);
   loop.on_loop([&] { c.reset(); });

@@ -1,4 +1,5 @@
-// Constants of docs/protocol.md: opcodes, xids, create modes, permissions, watch enums.
+// Constants of the wire protocol (docs/protocol.md): opcodes, xids, create modes, permissions, watch enums, record sizes. Values are
+// static_asserts (a wrong constant does not build); the run-time tests cover the functions over them.
 
 #include <gtest/gtest.h>
 
@@ -14,41 +15,39 @@ constexpr std::int32_t v(E e) {
   return static_cast<std::int32_t>(e);
 }
 
-TEST(op_codes, wire_values) {
-  EXPECT_EQ(v(op_code::notification), 0);
-  EXPECT_EQ(v(op_code::create), 1);
-  EXPECT_EQ(v(op_code::delete_), 2);
-  EXPECT_EQ(v(op_code::exists), 3);
-  EXPECT_EQ(v(op_code::get_data), 4);
-  EXPECT_EQ(v(op_code::set_data), 5);
-  EXPECT_EQ(v(op_code::get_acl), 6);
-  EXPECT_EQ(v(op_code::set_acl), 7);
-  EXPECT_EQ(v(op_code::get_children), 8);
-  EXPECT_EQ(v(op_code::sync), 9);
-  EXPECT_EQ(v(op_code::ping), 11);
-  EXPECT_EQ(v(op_code::get_children2), 12);
-  EXPECT_EQ(v(op_code::check), 13);
-  EXPECT_EQ(v(op_code::multi), 14);
-  EXPECT_EQ(v(op_code::create2), 15);
-  EXPECT_EQ(v(op_code::reconfig), 16);
-  EXPECT_EQ(v(op_code::check_watches), 17);
-  EXPECT_EQ(v(op_code::remove_watches), 18);
-  EXPECT_EQ(v(op_code::create_container), 19);
-  EXPECT_EQ(v(op_code::delete_container), 20);
-  EXPECT_EQ(v(op_code::create_ttl), 21);
-  EXPECT_EQ(v(op_code::multi_read), 22);
-  EXPECT_EQ(v(op_code::auth), 100);
-  EXPECT_EQ(v(op_code::set_watches), 101);
-  EXPECT_EQ(v(op_code::sasl), 102);
-  EXPECT_EQ(v(op_code::get_ephemerals), 103);
-  EXPECT_EQ(v(op_code::get_all_children_number), 104);
-  EXPECT_EQ(v(op_code::set_watches2), 105);
-  EXPECT_EQ(v(op_code::add_watch), 106);
-  EXPECT_EQ(v(op_code::who_am_i), 107);
-  EXPECT_EQ(v(op_code::create_session), -10);
-  EXPECT_EQ(v(op_code::close_session), -11);
-  EXPECT_EQ(v(op_code::error), -1);
-}
+static_assert(v(op_code::notification) == 0);
+static_assert(v(op_code::create) == 1);
+static_assert(v(op_code::delete_) == 2);
+static_assert(v(op_code::exists) == 3);
+static_assert(v(op_code::get_data) == 4);
+static_assert(v(op_code::set_data) == 5);
+static_assert(v(op_code::get_acl) == 6);
+static_assert(v(op_code::set_acl) == 7);
+static_assert(v(op_code::get_children) == 8);
+static_assert(v(op_code::sync) == 9);
+static_assert(v(op_code::ping) == 11);
+static_assert(v(op_code::get_children2) == 12);
+static_assert(v(op_code::check) == 13);
+static_assert(v(op_code::multi) == 14);
+static_assert(v(op_code::create2) == 15);
+static_assert(v(op_code::reconfig) == 16);
+static_assert(v(op_code::check_watches) == 17);
+static_assert(v(op_code::remove_watches) == 18);
+static_assert(v(op_code::create_container) == 19);
+static_assert(v(op_code::delete_container) == 20);
+static_assert(v(op_code::create_ttl) == 21);
+static_assert(v(op_code::multi_read) == 22);
+static_assert(v(op_code::auth) == 100);
+static_assert(v(op_code::set_watches) == 101);
+static_assert(v(op_code::sasl) == 102);
+static_assert(v(op_code::get_ephemerals) == 103);
+static_assert(v(op_code::get_all_children_number) == 104);
+static_assert(v(op_code::set_watches2) == 105);
+static_assert(v(op_code::add_watch) == 106);
+static_assert(v(op_code::who_am_i) == 107);
+static_assert(v(op_code::create_session) == -10);
+static_assert(v(op_code::close_session) == -11);
+static_assert(v(op_code::error) == -1);
 
 TEST(op_codes, names) {
   EXPECT_EQ(op_code_name(op_code::get_data), "getData");
@@ -78,22 +77,20 @@ TEST(op_codes, multi_membership) {
   }
 }
 
-TEST(xids, reserved_values) {
-  EXPECT_EQ(special_xid::notification, -1);
-  EXPECT_EQ(special_xid::ping, -2);
-  EXPECT_EQ(special_xid::auth, -4);
-  EXPECT_EQ(special_xid::set_watches, -8);
-}
+static_assert(special_xid::notification == -1);
+static_assert(special_xid::ping == -2);
+static_assert(special_xid::auth == -4);
+static_assert(special_xid::set_watches == -8);
+
+static_assert(v(create_mode::persistent) == 0);
+static_assert(v(create_mode::ephemeral) == 1);
+static_assert(v(create_mode::persistent_sequential) == 2);
+static_assert(v(create_mode::ephemeral_sequential) == 3);
+static_assert(v(create_mode::container) == 4);
+static_assert(v(create_mode::persistent_with_ttl) == 5);
+static_assert(v(create_mode::persistent_sequential_with_ttl) == 6);
 
 TEST(create_modes, values_and_predicates) {
-  EXPECT_EQ(v(create_mode::persistent), 0);
-  EXPECT_EQ(v(create_mode::ephemeral), 1);
-  EXPECT_EQ(v(create_mode::persistent_sequential), 2);
-  EXPECT_EQ(v(create_mode::ephemeral_sequential), 3);
-  EXPECT_EQ(v(create_mode::container), 4);
-  EXPECT_EQ(v(create_mode::persistent_with_ttl), 5);
-  EXPECT_EQ(v(create_mode::persistent_sequential_with_ttl), 6);
-
   struct row {
     create_mode mode;
     bool ephemeral, sequential, ttl, container;
@@ -123,6 +120,8 @@ TEST(create_modes, values_and_predicates) {
   static_assert(create_opcode(create_mode::container) == op_code::create_container);
 }
 
+static_assert(max_ttl_ms == 1099511627775);
+
 TEST(create_modes, opcode_and_mode_must_agree) {
   EXPECT_TRUE(is_valid_create(op_code::create, create_mode::ephemeral));
   EXPECT_FALSE(is_valid_create(op_code::create2, create_mode::container));
@@ -134,46 +133,42 @@ TEST(create_modes, opcode_and_mode_must_agree) {
   EXPECT_TRUE(is_valid_create(op_code::create_ttl, create_mode::persistent_with_ttl, max_ttl_ms));
   EXPECT_FALSE(is_valid_create(op_code::create_ttl, create_mode::persistent_with_ttl, max_ttl_ms + 1));
   EXPECT_FALSE(is_valid_create(op_code::set_data, create_mode::persistent));
-  EXPECT_EQ(max_ttl_ms, 1099511627775);
 }
 
-TEST(perms, bits) {
-  EXPECT_EQ(perms::read, 1);
-  EXPECT_EQ(perms::write, 2);
-  EXPECT_EQ(perms::create, 4);
-  EXPECT_EQ(perms::delete_, 8);
-  EXPECT_EQ(perms::admin, 16);
-  EXPECT_EQ(perms::all, perms::read | perms::write | perms::create | perms::delete_ | perms::admin);
-}
+static_assert(perms::read == 1);
+static_assert(perms::write == 2);
+static_assert(perms::create == 4);
+static_assert(perms::delete_ == 8);
+static_assert(perms::admin == 16);
+static_assert(perms::all == (perms::read | perms::write | perms::create | perms::delete_ | perms::admin));
 
-TEST(watch_enums, values) {
-  EXPECT_EQ(v(event_type::none), -1);
-  EXPECT_EQ(v(event_type::node_created), 1);
-  EXPECT_EQ(v(event_type::node_deleted), 2);
-  EXPECT_EQ(v(event_type::node_data_changed), 3);
-  EXPECT_EQ(v(event_type::node_children_changed), 4);
-  EXPECT_EQ(v(event_type::data_watch_removed), 5);
-  EXPECT_EQ(v(event_type::child_watch_removed), 6);
-  EXPECT_EQ(v(event_type::persistent_watch_removed), 7);
-  EXPECT_EQ(v(keeper_state::unknown), -1);
-  EXPECT_EQ(v(keeper_state::disconnected), 0);
-  EXPECT_EQ(v(keeper_state::no_sync_connected), 1);
-  EXPECT_EQ(v(keeper_state::sync_connected), 3);
-  EXPECT_EQ(v(keeper_state::auth_failed), 4);
-  EXPECT_EQ(v(keeper_state::connected_read_only), 5);
-  EXPECT_EQ(v(keeper_state::sasl_authenticated), 6);
-  EXPECT_EQ(v(keeper_state::expired), -112);
-  EXPECT_EQ(v(keeper_state::closed), 7);
-  EXPECT_EQ(v(watcher_type::children), 1);
-  EXPECT_EQ(v(watcher_type::data), 2);
-  EXPECT_EQ(v(watcher_type::any), 3);
-  EXPECT_EQ(v(add_watch_mode::persistent), 0);
-  EXPECT_EQ(v(add_watch_mode::persistent_recursive), 1);
-}
+static_assert(v(event_type::none) == -1);
+static_assert(v(event_type::node_created) == 1);
+static_assert(v(event_type::node_deleted) == 2);
+static_assert(v(event_type::node_data_changed) == 3);
+static_assert(v(event_type::node_children_changed) == 4);
+static_assert(v(event_type::data_watch_removed) == 5);
+static_assert(v(event_type::child_watch_removed) == 6);
+static_assert(v(event_type::persistent_watch_removed) == 7);
+static_assert(v(keeper_state::unknown) == -1);
+static_assert(v(keeper_state::disconnected) == 0);
+static_assert(v(keeper_state::no_sync_connected) == 1);
+static_assert(v(keeper_state::sync_connected) == 3);
+static_assert(v(keeper_state::auth_failed) == 4);
+static_assert(v(keeper_state::connected_read_only) == 5);
+static_assert(v(keeper_state::sasl_authenticated) == 6);
+static_assert(v(keeper_state::expired) == -112);
+static_assert(v(keeper_state::closed) == 7);
+static_assert(v(watcher_type::children) == 1);
+static_assert(v(watcher_type::data) == 2);
+static_assert(v(watcher_type::any) == 3);
+static_assert(v(add_watch_mode::persistent) == 0);
+static_assert(v(add_watch_mode::persistent_recursive) == 1);
+
+static_assert(wire_protocol_version == 0);
+static_assert(password_length == 16U);
 
 TEST(handshake, constants_and_expiry_rule) {
-  EXPECT_EQ(wire_protocol_version, 0);
-  EXPECT_EQ(password_length, 16U);
   EXPECT_EQ(connect_request{}.passwd, std::string(16, '\0'));
 
   const connect_request fresh{};
@@ -186,14 +181,12 @@ TEST(handshake, constants_and_expiry_rule) {
   EXPECT_TRUE(is_session_expired(resume, connect_response{0, -1, 0x1234, std::string(16, 'p'), false}));
 }
 
-TEST(sizes, fixed_record_sizes) {
-  EXPECT_EQ(stat_size, 68U);
-  EXPECT_EQ(request_header_size, 8U);
-  EXPECT_EQ(reply_header_size, 16U);
-  EXPECT_EQ(multi_header_size, 9U);
-  EXPECT_EQ(connect_request_size, 45U);
-  EXPECT_EQ(connect_response_size, 37U);
-}
+static_assert(stat_size == 68U);
+static_assert(request_header_size == 8U);
+static_assert(reply_header_size == 16U);
+static_assert(multi_header_size == 9U);
+static_assert(connect_request_size == 45U);
+static_assert(connect_response_size == 37U);
 
 }  // namespace
 }  // namespace zkwire::proto

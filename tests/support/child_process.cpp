@@ -1,5 +1,7 @@
 #include "support/child_process.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sys/prctl.h>
@@ -7,9 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -53,7 +59,7 @@ int checked(int result, const char* what) {
 }
 
 // Runs in the forked child: only async-signal-safe calls until exec. Reports errno through `error_pipe`.
-[[noreturn]] void exec_child(char* const* argv, int stdin_fd, int log_fd, int error_pipe, pid_t parent) {
+[[noreturn]] void exec_child(char* const* argv, int stdin_fd, int out_fd, int err_fd, int error_pipe, pid_t parent) {
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): POSIX API
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail_child(error_pipe);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
@@ -65,7 +71,7 @@ int checked(int result, const char* what) {
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(log_fd, STDOUT_FILENO) < 0 || ::dup2(log_fd, STDERR_FILENO) < 0) {
+  if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) {
     fail_child(error_pipe);
   }
   // Everything else the test process has open (client sockets, ...) must not leak into the server; the error
@@ -76,6 +82,13 @@ int checked(int result, const char* what) {
   }
   ::execv(argv[0], argv);
   fail_child(error_pipe);
+}
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -97,6 +110,10 @@ std::string find_on_path(const std::string& name) {
 }
 
 child_process child_process::spawn(const std::vector<std::string>& argv, const std::filesystem::path& log_file) {
+  return spawn(argv, child_stdio{log_file, {}, {}});
+}
+
+child_process child_process::spawn(const std::vector<std::string>& argv, const child_stdio& stdio) {
   if (argv.empty()) throw std::invalid_argument("child_process::spawn: empty argv");
   // Everything the child needs is prepared before fork: after fork only async-signal-safe calls are allowed.
   std::vector<std::string> args = argv;
@@ -106,9 +123,14 @@ child_process child_process::spawn(const std::vector<std::string>& argv, const s
   pointers.push_back(nullptr);
 
   // NOLINTBEGIN(cppcoreguidelines-pro-type-vararg): open(2) is variadic
-  const fd_guard stdin_fd(checked(::open("/dev/null", O_RDONLY | O_CLOEXEC), "open /dev/null"));
-  const fd_guard log_fd(
-      checked(::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), "open child log"));
+  const std::filesystem::path input = stdio.input.empty() ? std::filesystem::path("/dev/null") : stdio.input;
+  const fd_guard stdin_fd(checked(::open(input.c_str(), O_RDONLY | O_CLOEXEC), "open child stdin"));
+  const fd_guard out_fd(
+      checked(::open(stdio.out.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), "open child stdout"));
+  const fd_guard err_fd(
+      stdio.err.empty()
+          ? -1
+          : checked(::open(stdio.err.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), "open child stderr"));
   // NOLINTEND(cppcoreguidelines-pro-type-vararg)
   int pipe_fds[2];
   checked(::pipe2(pipe_fds, O_CLOEXEC), "pipe2");
@@ -118,10 +140,15 @@ child_process child_process::spawn(const std::vector<std::string>& argv, const s
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-  if (pid == 0) exec_child(pointers.data(), stdin_fd.get(), log_fd.get(), error_write.get(), parent);
+  if (pid == 0) {
+    exec_child(pointers.data(), stdin_fd.get(), out_fd.get(), stdio.err.empty() ? out_fd.get() : err_fd.get(),
+               error_write.get(), parent);
+  }
 
   child_process child;
   child.pid_ = pid;
+  child.out_ = stdio.out;
+  child.err_ = stdio.err.empty() ? stdio.out : stdio.err;
   // EOF on the pipe means exec succeeded (close-on-exec); otherwise the child sent errno and exits.
   error_write.reset();
   int child_errno = 0;
@@ -141,7 +168,11 @@ child_process::~child_process() {
 }
 
 child_process::child_process(child_process&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), stopped_(std::exchange(other.stopped_, false)), status_(other.status_) {}
+    : pid_(std::exchange(other.pid_, -1)),
+      stopped_(std::exchange(other.stopped_, false)),
+      status_(other.status_),
+      out_(std::move(other.out_)),
+      err_(std::move(other.err_)) {}
 
 child_process& child_process::operator=(child_process&& other) noexcept {
   if (this != &other) {
@@ -149,8 +180,29 @@ child_process& child_process::operator=(child_process&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     stopped_ = std::exchange(other.stopped_, false);
     status_ = other.status_;
+    out_ = std::move(other.out_);
+    err_ = std::move(other.err_);
   }
   return *this;
+}
+
+std::optional<int> child_process::exit_status() const noexcept {
+  if (!status_) return std::nullopt;
+  if (WIFEXITED(*status_)) return WEXITSTATUS(*status_);
+  if (WIFSIGNALED(*status_)) return 128 + WTERMSIG(*status_);
+  return std::nullopt;
+}
+
+std::string child_process::out() const { return out_.empty() ? std::string{} : read_whole_file(out_); }
+
+std::string child_process::err() const { return err_.empty() ? std::string{} : read_whole_file(err_); }
+
+outcome child_process::finish(std::chrono::milliseconds timeout) {
+  if (!wait_for(timeout)) {
+    ADD_FAILURE() << "child " << pid_ << " did not finish within " << timeout.count() << " ms; killed";
+    kill();
+  }
+  return {exit_status().value_or(-1), out(), err()};
 }
 
 void child_process::send(int signal) const {
@@ -232,6 +284,17 @@ void child_process::kill() {
   send(SIGKILL);
   send(SIGCONT);
   reap_blocking();
+}
+
+outcome run_process(const std::vector<std::string>& argv, const std::string& input, std::chrono::milliseconds timeout) {
+  const temp_dir scratch("zkwire-run-");
+  child_stdio stdio{scratch.path() / "out", scratch.path() / "err", {}};
+  if (!input.empty()) {
+    stdio.input = scratch.path() / "in";
+    std::ofstream(stdio.input, std::ios::binary) << input;
+  }
+  auto child = child_process::spawn(argv, stdio);
+  return child.finish(timeout);
 }
 
 }  // namespace zkwire::test
