@@ -1,5 +1,5 @@
-// Constants of the wire protocol (docs/protocol.md): opcodes, xids, create modes, permissions, watch enums, record sizes. Values are
-// static_asserts (a wrong constant does not build); the run-time tests cover the functions over them.
+// Constants of the wire protocol (docs/protocol.md): opcodes, xids, create modes, permissions, watch enums, record
+// sizes. Values are static_asserts (a wrong constant does not build); the run-time tests cover the functions over them.
 
 #include <gtest/gtest.h>
 
