@@ -187,13 +187,17 @@ int run(const command_context& context) {
     std::cout << "control http://" << url_host(control_address->host) << ':' << control.port() << '\n';
   }
   std::cout << std::flush;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const std::string label = ensemble ? "member " + std::to_string(i + 1) + ": " : std::string();
-    std::fprintf(stderr, "zkwire: proxy: %s%s -> %s\n", label.c_str(), members[i].listen.c_str(),
-                 members[i].upstream.c_str());
+  if (!ensemble) {
+    std::fprintf(stderr, "zkwire: proxy: %s -> %s, %zu rule(s), seed %llu\n", members[0].listen.c_str(),
+                 members[0].upstream.c_str(), args.rules.size(), static_cast<unsigned long long>(rules->seed()));
+  } else {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      std::fprintf(stderr, "zkwire: proxy: member %zu: %s -> %s\n", i + 1, members[i].listen.c_str(),
+                   members[i].upstream.c_str());
+    }
+    std::fprintf(stderr, "zkwire: proxy: %zu rule(s), seed %llu\n", args.rules.size(),
+                 static_cast<unsigned long long>(rules->seed()));
   }
-  std::fprintf(stderr, "zkwire: proxy: %zu rule(s), seed %llu\n", args.rules.size(),
-               static_cast<unsigned long long>(rules->seed()));
 
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](std::error_code ec, int) {
@@ -216,7 +220,8 @@ Runs until SIGINT or SIGTERM.
   --rule RULE            a fault rule; repeatable, tried in order (the first one that fires wins)
   --seed N               seed for p= and corrupt (default: random, printed on stderr)
   --log FILE             one JSON line per frame and connection event ('-': stdout)
-  --control HOST:PORT    serve the HTTP control API there (port 0: a free one)
+  --control HOST:PORT    serve the HTTP control API there (port 0: a free one); it has no
+                         authentication, so keep it on a loopback or test-network address
 
 A whole ensemble through one proxy: repeat the pair, each --listen followed by its --upstream; the pairs
 are members 1, 2, ... in that order, share one rule list, and rules can name a member (member=2).

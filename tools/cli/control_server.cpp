@@ -34,6 +34,9 @@ struct control_server::impl {
   explicit impl(const proxy_controller& c) : controller(c) {
     server.new_task_queue = [] { return new httplib::ThreadPool(worker_threads); };
     server.set_payload_max_length(max_body_bytes);
+    // One request per connection: HTTP clients that pool connections (Go, Java, requests.Session) would otherwise
+    // each hold one of the two workers for the keep-alive timeout.
+    server.set_keep_alive_max_count(1);
     const auto serve = [this](const httplib::Request& request, httplib::Response& response) {
       const control_response answer = controller.handle(request.method, request.path, request.body);
       response.status = answer.status;
