@@ -148,7 +148,11 @@ int run(const command_context& context) {
   auto rules = std::make_shared<faults::rule_table>(args.seed != 0 ? args.seed : faults::random_seed());
   for (const auto& text : args.rules) {
     std::string why;
-    if (!rules->add(text, &why)) throw usage_error("--rule '" + text + "': " + why);
+    if (!rules->add(text, &why)) {
+      std::string message = "--rule '";
+      message.append(text).append("': ").append(why);
+      throw usage_error(message);
+    }
   }
   const auto log = open_log(args.log);
 

@@ -11,8 +11,8 @@ namespace zkwire::cli {
 
 namespace {
 
-constexpr std::size_t worker_threads = 2;          // test suites send one request at a time
-constexpr std::size_t max_body_bytes = 64 * 1024;  // a rule is one line
+constexpr std::size_t worker_threads = 2;                       // test suites send one request at a time
+constexpr std::size_t max_body_bytes = std::size_t{64} * 1024;  // a rule is one line
 constexpr auto startup_timeout = std::chrono::seconds(10);
 
 std::string status_text(int status) {
@@ -32,7 +32,10 @@ std::string status_text(int status) {
 
 struct control_server::impl {
   explicit impl(const proxy_controller& c) : controller(c) {
-    server.new_task_queue = [] { return new httplib::ThreadPool(worker_threads); };
+    // httplib's interface: the server takes ownership of the queue it gets from this factory.
+    server.new_task_queue = [] {
+      return new httplib::ThreadPool(worker_threads);
+    };  // NOLINT(cppcoreguidelines-owning-memory)
     server.set_payload_max_length(max_body_bytes);
     // One request per connection: HTTP clients that pool connections (Go, Java, requests.Session) would otherwise
     // each hold one of the two workers for the keep-alive timeout.
