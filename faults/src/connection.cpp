@@ -73,8 +73,9 @@ connection_snapshot connection::snapshot() const {
 }
 
 void connection::log_event(std::string_view event, std::string_view detail) const {
-  std::string line = "{\"t_us\":" + std::to_string(monotonic_us()) + ",\"conn\":" + std::to_string(id_) +
-                     ",\"event\":" + json_quote(event);
+  std::string line = "{\"t_us\":" + std::to_string(monotonic_us()) + ",\"conn\":" + std::to_string(id_);
+  if (shared_->member != 0) line += ",\"member\":" + std::to_string(shared_->member);
+  line += ",\"event\":" + json_quote(event);
   if (!detail.empty()) line += ",\"detail\":" + json_quote(detail);
   line += '}';
   shared_->write_log(line);
@@ -87,6 +88,7 @@ void connection::start(const std::optional<fired_rule>& on_accept) {
     frame_info info;
     info.direction = rule_direction::accept;
     info.connection = id_;
+    info.member = shared_->member;
     shared_->write_log(frame_log_line(monotonic_us(), info, on_accept->id, actions_text(on_accept->rule.steps)));
     for (const auto step : on_accept->rule.steps) {
       if (step == action_step::delay) delay += on_accept->rule.ms;
@@ -161,12 +163,15 @@ void connection::handle_frame(side_index from, std::string_view payload) {
   const bool is_request = from == client_side;
   const side_index to = is_request ? server_side : client_side;
   frame_info info = is_request ? tracker_.on_request(payload) : tracker_.on_reply(payload);
+  info.member = shared_->member;
   ++(is_request ? requests_ : replies_);
+  ++(is_request ? shared_->request_frames : shared_->reply_frames);
+  (is_request ? shared_->request_bytes : shared_->reply_bytes) += 4 + payload.size();
   const auto now = steady::now();
   std::string frame = length_prefix(payload.size());
   frame.append(payload);
 
-  const auto fired = shared_->rules.decide(info, now);
+  const auto fired = shared_->rules->decide(info, now);
   if (!fired) {
     shared_->write_log(frame_log_line(monotonic_us(), info, 0, "forward"));
     enqueue(to, std::move(frame), now);

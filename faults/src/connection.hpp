@@ -34,12 +34,18 @@ using strand_type = asio::strand<asio::any_io_executor>;
 // What every connection shares with its proxy.
 struct proxy_shared {
   strand_type strand;
-  rule_table rules;
+  std::shared_ptr<rule_table> rules;  // possibly shared with other proxies (thread-safe)
   std::function<void(std::string_view)> log;
   std::size_t max_frame_size = 0;
+  std::uint32_t member = 0;
   tcp::resolver::results_type upstream;  // resolved once by listen()
+  // Written on the strand, read by proxy::stats() from any thread.
+  std::atomic<std::uint64_t> request_frames{0};
+  std::atomic<std::uint64_t> request_bytes{0};
+  std::atomic<std::uint64_t> reply_frames{0};
+  std::atomic<std::uint64_t> reply_bytes{0};
 
-  proxy_shared(strand_type s, std::uint64_t seed) : strand(std::move(s)), rules(seed) {}
+  proxy_shared(strand_type s, std::shared_ptr<rule_table> table) : strand(std::move(s)), rules(std::move(table)) {}
   void write_log(const std::string& line) const {
     if (log) log(line);
   }

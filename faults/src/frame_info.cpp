@@ -173,6 +173,7 @@ std::string frame_log_line(std::int64_t monotonic_us, const frame_info& frame, s
                            std::string_view action) {
   std::string line = "{\"t_us\":" + std::to_string(monotonic_us);
   line += ",\"conn\":" + std::to_string(frame.connection);
+  if (frame.member != 0) line += ",\"member\":" + std::to_string(frame.member);
   line += ",\"dir\":" + json_quote(direction_name(frame.direction));
   if (!frame.op.empty()) line += ",\"op\":" + json_quote(frame.op);
   if (frame.xid) line += ",\"xid\":" + std::to_string(*frame.xid);

@@ -1,5 +1,6 @@
 #include "zkwire/faults/proxy.hpp"
 
+#include <algorithm>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
@@ -9,32 +10,23 @@
 #include <asio/use_awaitable.hpp>
 #include <atomic>
 #include <mutex>
-#include <random>
 #include <utility>
 
 #include "connection.hpp"
 
 namespace zkwire::faults {
 
-namespace {
-
-std::uint64_t pick_seed(std::uint64_t requested) {
-  if (requested != 0) return requested;
-  std::random_device rd;
-  const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
-  return seed == 0 ? 1 : seed;
-}
-
-}  // namespace
-
 struct proxy::impl : std::enable_shared_from_this<proxy::impl> {
   impl(const asio::any_io_executor& executor, proxy_options opts)
       : options(std::move(opts)),
-        seed(pick_seed(options.seed)),
-        shared(std::make_shared<detail::proxy_shared>(asio::make_strand(executor), seed)),
+        shared(std::make_shared<detail::proxy_shared>(
+            asio::make_strand(executor),
+            options.rules ? options.rules
+                          : std::make_shared<rule_table>(options.seed != 0 ? options.seed : random_seed()))),
         acceptor(shared->strand) {
     shared->log = options.log;
     shared->max_frame_size = options.max_frame_size;
+    shared->member = options.member;
   }
 
   asio::awaitable<void> accept_loop() {
@@ -50,7 +42,8 @@ struct proxy::impl : std::enable_shared_from_this<proxy::impl> {
       frame_info info;
       info.direction = rule_direction::accept;
       info.connection = id;
-      const auto fired = shared->rules.decide(info, std::chrono::steady_clock::now());
+      info.member = shared->member;
+      const auto fired = shared->rules->decide(info, std::chrono::steady_clock::now());
       auto conn = std::make_shared<detail::connection>(shared, id, std::move(socket));
       {
         const std::lock_guard lock(mutex);
@@ -76,7 +69,6 @@ struct proxy::impl : std::enable_shared_from_this<proxy::impl> {
   }
 
   proxy_options options;
-  const std::uint64_t seed;
   std::shared_ptr<detail::proxy_shared> shared;
   asio::ip::tcp::acceptor acceptor;
   asio::ip::tcp::endpoint bound;
@@ -122,24 +114,21 @@ std::string proxy::address() const {
   return impl_->bound.address().to_string() + ":" + std::to_string(impl_->bound.port());
 }
 
-std::uint64_t proxy::seed() const noexcept { return impl_->seed; }
+std::uint64_t proxy::seed() const noexcept { return impl_->shared->rules->seed(); }
 
-rule_id proxy::add_rule(rule r) { return impl_->shared->rules.add(std::move(r)); }
+rule_id proxy::add_rule(rule r) { return impl_->shared->rules->add(std::move(r)); }
 
 std::optional<rule_id> proxy::add_rule(std::string_view text, std::string* error) {
-  auto parsed = parse_rule(text);
-  if (!parsed.rule) {
-    if (error != nullptr) *error = parsed.error;
-    return std::nullopt;
-  }
-  return add_rule(std::move(*parsed.rule));
+  return impl_->shared->rules->add(text, error);
 }
 
-bool proxy::remove_rule(rule_id id) { return impl_->shared->rules.remove(id); }
+bool proxy::remove_rule(rule_id id) { return impl_->shared->rules->remove(id); }
 
-void proxy::clear_rules() { impl_->shared->rules.clear(); }
+void proxy::clear_rules() { impl_->shared->rules->clear(); }
 
-std::optional<rule_counters> proxy::counters(rule_id id) const { return impl_->shared->rules.counters(id); }
+std::optional<rule_counters> proxy::counters(rule_id id) const { return impl_->shared->rules->counters(id); }
+
+rule_table& proxy::rules() const noexcept { return *impl_->shared->rules; }
 
 std::vector<connection_snapshot> proxy::connections() const {
   std::vector<connection_snapshot> out;
@@ -151,6 +140,22 @@ std::vector<connection_snapshot> proxy::connections() const {
 }
 
 std::uint64_t proxy::accepted() const noexcept { return impl_->accepted_count.load(); }
+
+proxy_stats proxy::stats() const {
+  proxy_stats out;
+  out.accepted = impl_->accepted_count.load();
+  {
+    const std::lock_guard lock(impl_->mutex);
+    out.open = static_cast<std::uint64_t>(std::count_if(impl_->live.begin(), impl_->live.end(), [](const auto& w) {
+      auto c = w.lock();
+      return c && !c->closed();
+    }));
+  }
+  const auto& shared = *impl_->shared;
+  out.requests = {shared.request_frames.load(), shared.request_bytes.load()};
+  out.replies = {shared.reply_frames.load(), shared.reply_bytes.load()};
+  return out;
+}
 
 void proxy::cut_connections(cut_kind how) {
   asio::post(impl_->shared->strand, [self = impl_, how] { self->cut_all(how); });

@@ -30,6 +30,8 @@ constexpr std::array<std::pair<action_step, std::string_view>, 13> step_names = 
 }};
 
 constexpr std::string_view then_separator = "-then-";
+// Words are separated by any blank, line breaks included: rules also arrive as HTTP bodies and lines of files.
+constexpr std::string_view word_separators = " \t\r\n";
 
 // Op names a rule may use: ZooKeeper's opcode names plus the handshake.
 bool is_op_name(std::string_view name) {
@@ -110,7 +112,7 @@ std::string check(const rule& r, bool has_action) {
         return "accept rules take only pass, delay, rst, fin or blackhole, not " + std::string(action_step_name(s));
       }
     }
-    if (!r.ops.empty() || r.xid || !r.path.empty()) return "accept rules select by nth/count/p/for only";
+    if (!r.ops.empty() || r.xid || !r.path.empty()) return "accept rules select by member/nth/count/p/for only";
   }
   return {};
 }
@@ -177,6 +179,11 @@ bool path_matches(std::string_view pattern, std::string_view path) noexcept {
 }
 
 bool selects(const rule& r, const frame_info& frame) {
+  if (!r.members.empty()) {
+    // A proxy outside an ensemble (member 0) is member 1, so member=1 works the same with one pair or several.
+    const std::uint32_t member = std::max<std::uint32_t>(frame.member, 1);
+    if (std::find(r.members.begin(), r.members.end(), member) == r.members.end()) return false;
+  }
   if (r.direction == rule_direction::accept || frame.direction == rule_direction::accept) {
     return r.direction == frame.direction;
   }
@@ -193,9 +200,9 @@ parse_result parse_rule(std::string_view text) {
   const auto fail = [](std::string why) { return parse_result{std::nullopt, std::move(why)}; };
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const std::size_t start = text.find_first_not_of(" \t", pos);
+    const std::size_t start = text.find_first_not_of(word_separators, pos);
     if (start == std::string_view::npos) break;
-    const std::size_t end = std::min(text.find_first_of(" \t", start), text.size());
+    const std::size_t end = std::min(text.find_first_of(word_separators, start), text.size());
     const std::string_view word = text.substr(start, end - start);
     pos = end;
     const std::size_t eq = word.find('=');
@@ -223,6 +230,19 @@ parse_result parse_rule(std::string_view text) {
         const std::string_view name = rest.substr(0, comma);
         if (!is_op_name(name)) return bad("ZooKeeper opcode names such as create2, getData, ping, or connect");
         r.ops.emplace_back(name);
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    } else if (key == "member") {
+      r.members.clear();
+      std::string_view rest = value;
+      while (true) {
+        const std::size_t comma = rest.find(',');
+        std::uint32_t member = 0;
+        if (!parse_int(rest.substr(0, comma), member) || member == 0) {
+          return bad("ensemble member numbers from 1, comma-separated");
+        }
+        r.members.push_back(member);
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
       }
@@ -264,6 +284,13 @@ parse_result parse_rule(std::string_view text) {
 
 std::string to_string(const rule& r) {
   std::string out(direction_name(r.direction));
+  if (!r.members.empty()) {
+    out += " member=";
+    for (std::size_t i = 0; i < r.members.size(); ++i) {
+      if (i != 0) out += ',';
+      out += std::to_string(r.members[i]);
+    }
+  }
   if (!r.ops.empty()) {
     out += " op=";
     for (std::size_t i = 0; i < r.ops.size(); ++i) out += (i == 0 ? "" : ",") + r.ops[i];

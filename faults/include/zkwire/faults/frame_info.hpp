@@ -26,6 +26,7 @@ std::string_view direction_name(rule_direction d) noexcept;
 struct frame_info {
   rule_direction direction = rule_direction::request;  // request, reply or accept
   std::uint64_t connection = 0;                        // the proxy's connection id, from 1
+  std::uint32_t member = 0;                            // proxy_options::member (0: a proxy outside an ensemble)
   bool handshake = false;                              // ConnectRequest / ConnectResponse
   // "connect" for the handshake, the opcode name for requests and for the replies matched to one ("getData",
   // "create2", "ping", "auth", "notification"), "unknown" for a reply whose xid matches no request, or for a
@@ -67,8 +68,9 @@ class frame_tracker {
 };
 
 // One JSON object (no newline) describing a frame and what was done to it, for the proxy's log:
-// {"t_us":..,"conn":..,"dir":"reply","op":"create2","xid":5,"zxid":..,"err":0,"path":"/a","len":..,
-//  "rule":1,"action":"drop-then-rst"}. `monotonic_us` is a steady-clock time; rule 0 means no rule fired.
+// {"t_us":..,"conn":..,["member":2,]"dir":"reply","op":"create2","xid":5,"zxid":..,"err":0,"path":"/a","len":..,
+//  "rule":1,"action":"drop-then-rst"}. `monotonic_us` is a steady-clock time; rule 0 means no rule fired;
+// "member" only for a proxy in an ensemble (member != 0).
 std::string frame_log_line(std::int64_t monotonic_us, const frame_info& frame, std::uint64_t rule,
                            std::string_view action);
 

@@ -13,9 +13,15 @@
 // the rule table, and the action of the rule that fires (if any) is applied before it is forwarded. A peer closing
 // or failing closes both sockets of its connection.
 //
+// An ensemble behind one set of rules: one proxy per member, all given the same proxy_options::rules table and
+// their member number (1, 2, ...), so that a rule can name the member (member=2) and ids are common.
+//
 // Thread safety: every public member function may be called from any thread. The proxy's own work runs on a
-// strand of the given executor; the executor must be run for anything to happen (rules added from another thread
-// apply to the next frame).
+// strand of the given executor; the executor must be run for anything to happen. Rules are changed under the
+// rule table's mutex (rule_table.hpp), which the strand takes for each frame: a rule added or removed from
+// another thread (a control server's, a test's) applies to every frame decided after the call returns, on the
+// connections already open as well as new ones. stats() and connections() read atomics and a mutex, never the
+// strand.
 // Lifetimes: destroy the proxy before its execution context. The destructor stops listening and resets every
 // connection (asynchronously, on the strand; the io_context must keep running for the sockets to be closed).
 // Logging: options.log is called on the strand with one JSON line per frame and per connection event, until the
@@ -45,6 +51,12 @@ struct proxy_options {
   std::string upstream_host = "127.0.0.1";
   std::uint16_t upstream_port = 2181;
   std::uint64_t seed = 0;  // for p= and corrupt; 0: a random seed (read it back with seed())
+  // The rule table to use, shared with other proxies (an ensemble behind one set of rules); its seed is then the
+  // one used and `seed` is ignored. Empty: the proxy makes a table of its own.
+  std::shared_ptr<rule_table> rules;
+  // This proxy's number in an ensemble (1, 2, ...): what member= in a rule selects, and a "member" field in the
+  // log lines. 0: a proxy on its own (member=1 selects it; the log has no member field).
+  std::uint32_t member = 0;
   // Frames longer than this (either direction) cannot be parsed: the connection is reset and the event logged.
   std::size_t max_frame_size = std::size_t{64} * 1024 * 1024;
   // One JSON line per frame and per connection event (no trailing newline). Empty: no log.
@@ -61,6 +73,19 @@ struct connection_snapshot {
   std::uint64_t replies = 0;   // frames from the server, handshake included
   bool blackholed = false;     // a blackhole step or cut fired on it
   bool held = false;           // a hold step fired on it (it may have ended since)
+};
+
+// Frames the proxy read from one side, and their bytes (4-byte length prefixes included).
+struct traffic_counters {
+  std::uint64_t frames = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct proxy_stats {
+  std::uint64_t accepted = 0;  // connections accepted so far (refused ones included)
+  std::uint64_t open = 0;      // connections open now
+  traffic_counters requests;   // read from clients, handshakes included, whatever a rule then did with them
+  traffic_counters replies;    // read from the server
 };
 
 class proxy {
@@ -88,11 +113,15 @@ class proxy {
   bool remove_rule(rule_id id);
   void clear_rules();
   [[nodiscard]] std::optional<rule_counters> counters(rule_id id) const;
+  // The table itself (shared with the other proxies given the same proxy_options::rules): rules(), history().
+  [[nodiscard]] rule_table& rules() const noexcept;
 
   // --- connections ---
   [[nodiscard]] std::vector<connection_snapshot> connections() const;
   // Connections accepted so far (including closed ones).
   [[nodiscard]] std::uint64_t accepted() const noexcept;
+  // Connection and frame counts since the proxy started.
+  [[nodiscard]] proxy_stats stats() const;
   // Ends every open connection now (asynchronously, on the strand).
   void cut_connections(cut_kind how);
   // New connections are closed at once with RST (or FIN) for `duration`; a shorthand for an accept rule.

@@ -4,9 +4,10 @@
 //   reply op=create2 path=/locks/* nth=1 action=drop-then-rst
 //   request op=getData p=0.01 action=delay ms=300
 //   accept for=2000 action=rst
+//   member=2 request action=drop           (only the second ensemble member's traffic)
 //
-// A rule selects frames by direction, opcode, xid and path; nth / count / p / for then decide whether a selected
-// frame fires it (rule_table.hpp). Plain values; parse_rule() is a pure function.
+// A rule selects frames by direction, ensemble member, opcode, xid and path; nth / count / p / for then decide whether
+// a selected frame fires it (rule_table.hpp). Plain values; parse_rule() is a pure function.
 
 #include <chrono>
 #include <cstdint>
@@ -45,6 +46,9 @@ bool is_terminal(action_step step) noexcept;
 struct rule {
   // --- what it selects ---
   rule_direction direction = rule_direction::any;
+  // member=N[,N...]: only frames of these ensemble members (proxy_options::member; a lone proxy is member 1).
+  // Empty: any member.
+  std::vector<std::uint32_t> members;
   std::vector<std::string> ops;  // opcode names as frame_info::op spells them; empty: any
   std::optional<std::int32_t> xid;
   std::string path;  // "": any; with '*' or '?' a glob over the whole path, else a prefix
@@ -61,7 +65,7 @@ struct rule {
   bool operator==(const rule&) const = default;
 };
 
-// True if the rule's selectors (direction, op, xid, path) accept the frame; nth/count/p/for are not looked at.
+// True if the rule's selectors (direction, member, op, xid, path) accept the frame; nth/count/p/for are not looked at.
 bool selects(const rule& r, const frame_info& frame);
 
 // `path` against a rule's path: a prefix, or a glob when it contains '*' (any run of characters, '/' included)
