@@ -180,8 +180,9 @@ TEST(CliCommandParser, Help) {
   EXPECT_TRUE(asks_for_help({"--help"}));
   EXPECT_TRUE(asks_for_help({"-h"}));
   EXPECT_TRUE(asks_for_help({"-e", "-h", "/a"}));
-  // Help is not hidden by what comes after it, even a bad value or a missing PATH.
+  // Help is not hidden by what comes after it: a bad value, an option without its value, a missing PATH.
   EXPECT_TRUE(asks_for_help({"-h", "-n", "x"}));
+  EXPECT_TRUE(asks_for_help({"-h", "-n"}));
   EXPECT_FALSE(asks_for_help({"/a", "-h"}));  // after PATH it is DATA
   EXPECT_EQ(parse_example({"/a", "-h"}).data, "-h");
 }

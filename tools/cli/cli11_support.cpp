@@ -9,8 +9,8 @@ command_parser::command_parser() {
   app_.positionals_at_end();
   // The last value of a repeated option wins, as with most Unix tools.
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  // CLI11's help would print its own text after the whole line is parsed; ours stops at once, so a bad option
-  // value after -h does not hide the help.
+  // Not CLI11's help, which prints CLI11's text; ours stops the parse at once, so nothing after -h (a bad value, an
+  // option missing its value, a missing PATH) hides the help.
   app_.set_help_flag();
   app_.add_flag_callback("-h,--help", [] { throw help_requested{}; })->trigger_on_parse();
 }
