@@ -19,8 +19,8 @@ CLI::Option* command_parser::flag(const std::string& names, bool& target) {
   return app_.add_flag(names, target)->disable_flag_override();
 }
 
-CLI::Option* command_parser::value(const std::string& names, std::function<void(const std::string&)> store) {
-  return app_.add_option_function<std::string>(names, std::move(store));
+CLI::Option* command_parser::value(const std::string& names, const std::function<void(const std::string&)>& store) {
+  return app_.add_option_function<std::string>(names, store);
 }
 
 CLI::Option* command_parser::option(const std::string& names, std::string& target) {
@@ -98,7 +98,7 @@ std::optional<std::string> command_parser::unknown_option() const {
 }
 
 std::string command_parser::describe(const CLI::ParseError& error) const {
-  const std::string what = error.what();
+  std::string what = error.what();
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
     for (const CLI::Option* option : app_.get_options()) {
       if (option->get_positional() && option->get_required() && option->count() == 0) {

@@ -51,7 +51,7 @@ class command_parser {
   CLI::Option* flag(const std::string& names, bool& target);
 
   // An option with a value, handed to `store` (which may throw usage_error) once parsing is done.
-  CLI::Option* value(const std::string& names, std::function<void(const std::string&)> store);
+  CLI::Option* value(const std::string& names, const std::function<void(const std::string&)>& store);
   CLI::Option* option(const std::string& names, std::string& target);
   CLI::Option* option(const std::string& names, std::optional<std::string>& target);
 
