@@ -211,6 +211,30 @@ TEST_F(cli_test, UsageErrorsSendNothing) {
   EXPECT_EQ(bad_option.status, 2);
 }
 
+TEST_F(cli_test, ArgumentsThatLookLikeOptions) {
+  const std::string base = make_root();
+  // After PATH every word is an argument: DATA may start with '-', even look like an option or help.
+  auto r = zk({"create", base + "/a", "-e"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(zk({"get", base + "/a"}).out, "-e");
+  r = zk({"set", "-v0", base + "/a", "--help"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(zk({"get", base + "/a"}).out, "--help");
+  // "--" ends the options, "-" is stdin, flags bundle and values attach.
+  r = zk({"set", "--version=1", "--", base + "/a", "-"}, "-x");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(zk({"get", base + "/a"}).out, "-x");
+  r = zk({"create", "-ps", base + "/deep/n-", "-"}, "");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(base + "/deep/n-\\d{10}\n"))) << r.out;
+  // Before PATH, -h asks for the command's help whatever follows.
+  r = zk({"rm", "-r", "-h", base + "/a"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("usage: zkwire [GLOBAL OPTIONS] rm [-v VERSION] [-r] PATH\n"));
+  EXPECT_EQ(zk({"exists", base + "/a"}).status, 0);
+}
+
 TEST_F(cli_test, UnreachableServerExitsFourWithinTheConnectTimeout) {
   const auto start = std::chrono::steady_clock::now();
   // Port 1 on the loopback: nothing listens there, every connect is refused at once.

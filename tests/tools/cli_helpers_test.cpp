@@ -1,18 +1,25 @@
-// The pure helpers of the zkwire command line: argument parsing, JSON strings, base64, exit statuses and error
-// lines (docs/cli.md).
+// The pure helpers of the zkwire command line: argument parsing (command_parser on CLI11, and the hand-written
+// parse_args the lock, proxy and bench commands still use), values, JSON records, UTF-8, base64, exit statuses and
+// error lines (docs/cli.md).
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "args.hpp"
 #include "base64.hpp"
+#include "cli11_support.hpp"
 #include "errors.hpp"
 #include "global_options.hpp"
 #include "json.hpp"
+#include "utf8.hpp"
 #include "util.hpp"
+#include "values.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/proto/error.hpp"
 
@@ -77,6 +84,167 @@ TEST(CliArgs, Errors) {
   EXPECT_THROW(parse({"-ex"}), usage_error);
 }
 
+// What a command like create or watch declares: flags, an integer, a string option, PATH and an optional DATA.
+struct example_arguments {
+  bool ephemeral = false;
+  bool sequential = false;
+  std::optional<std::int64_t> count;
+  std::optional<std::string> mode;
+  std::string path;
+  std::optional<std::string> data;
+};
+
+example_arguments parse_example(const std::vector<std::string>& args) {
+  example_arguments a;
+  command_parser parser;
+  parser.flag("-e,--ephemeral", a.ephemeral);
+  parser.flag("-s,--sequential", a.sequential);
+  parser.integer("-n,--count", a.count, -5, 100);
+  parser.option("--mode", a.mode);
+  parser.positional("PATH", a.path);
+  parser.positional("DATA", a.data);
+  parser.parse(args);
+  return a;
+}
+
+// The usage error parse_example reports, or "" if it parses.
+std::string usage_message(const std::vector<std::string>& args) {
+  try {
+    parse_example(args);
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  try {
+    parse_example(args);
+  } catch (const help_requested&) {
+    return true;
+  }
+  return false;
+}
+
+TEST(CliCommandParser, FlagsValuesAndPositionals) {
+  const auto a = parse_example({"-e", "--count", "3", "--mode=once", "/a", "data"});
+  EXPECT_TRUE(a.ephemeral);
+  EXPECT_FALSE(a.sequential);
+  EXPECT_EQ(a.count, 3);
+  EXPECT_EQ(a.mode, "once");
+  EXPECT_EQ(a.path, "/a");
+  EXPECT_EQ(a.data, "data");
+  const auto defaults = parse_example({"/a"});
+  EXPECT_FALSE(defaults.ephemeral);
+  EXPECT_EQ(defaults.count, std::nullopt);
+  EXPECT_EQ(defaults.mode, std::nullopt);
+  EXPECT_EQ(defaults.data, std::nullopt);
+}
+
+TEST(CliCommandParser, BundledShortFlagsAndAttachedValues) {
+  const auto a = parse_example({"-es", "-n7", "/a"});
+  EXPECT_TRUE(a.ephemeral);
+  EXPECT_TRUE(a.sequential);
+  EXPECT_EQ(a.count, 7);
+  const auto b = parse_example({"-en", "2", "/a"});
+  EXPECT_TRUE(b.ephemeral);
+  EXPECT_EQ(b.count, 2);
+  EXPECT_EQ(parse_example({"--count=-4", "/a"}).count, -4);
+}
+
+TEST(CliCommandParser, OptionsEndAtTheFirstPositionalDashAndDoubleDash) {
+  // DATA may start with '-' after PATH; "-" alone is stdin.
+  const auto a = parse_example({"/a", "-e"});
+  EXPECT_FALSE(a.ephemeral);
+  EXPECT_EQ(a.path, "/a");
+  EXPECT_EQ(a.data, "-e");
+  EXPECT_EQ(parse_example({"/a", "--count"}).data, "--count");
+  const auto stdin_data = parse_example({"-e", "/a", "-"});
+  EXPECT_EQ(stdin_data.data, "-");
+  const auto dash_path = parse_example({"-", "-e"});
+  EXPECT_EQ(dash_path.path, "-");
+  EXPECT_EQ(dash_path.data, "-e");
+  const auto b = parse_example({"-e", "--", "-s", "x"});
+  EXPECT_TRUE(b.ephemeral);
+  EXPECT_FALSE(b.sequential);
+  EXPECT_EQ(b.path, "-s");
+  EXPECT_EQ(b.data, "x");
+  // A negative value is a value, and an option's value may look like an option.
+  EXPECT_EQ(parse_example({"-n", "-1", "/a"}).count, -1);
+  EXPECT_EQ(parse_example({"--mode", "-e", "/a"}).mode, "-e");
+  // The last value wins.
+  EXPECT_EQ(parse_example({"-n", "1", "-n", "2", "/a"}).count, 2);
+}
+
+TEST(CliCommandParser, Help) {
+  EXPECT_TRUE(asks_for_help({"--help"}));
+  EXPECT_TRUE(asks_for_help({"-h"}));
+  EXPECT_TRUE(asks_for_help({"-e", "-h", "/a"}));
+  // Help is not hidden by what comes after it: a bad value, an option without its value, a missing PATH.
+  EXPECT_TRUE(asks_for_help({"-h", "-n", "x"}));
+  EXPECT_TRUE(asks_for_help({"-h", "-n"}));
+  EXPECT_FALSE(asks_for_help({"/a", "-h"}));  // after PATH it is DATA
+  EXPECT_EQ(parse_example({"/a", "-h"}).data, "-h");
+}
+
+TEST(CliCommandParser, ErrorsNameTheOptionOrArgument) {
+  EXPECT_EQ(usage_message({"-x", "/a"}), "unknown option -x");
+  EXPECT_EQ(usage_message({"-ex", "/a"}), "unknown option -x");
+  EXPECT_EQ(usage_message({"-xe", "/a"}), "unknown option -x");
+  EXPECT_EQ(usage_message({"--nope", "/a"}), "unknown option --nope");
+  EXPECT_EQ(usage_message({"--nope=1", "/a"}), "unknown option --nope");
+  // The unknown option is told first, before a missing PATH or a bad value.
+  EXPECT_EQ(usage_message({"-x"}), "unknown option -x");
+  EXPECT_EQ(usage_message({"-x", "-n", "abc", "/a"}), "unknown option -x");
+  EXPECT_EQ(usage_message({"--count"}), "--count needs a value");
+  EXPECT_EQ(usage_message({"-e", "-n"}), "--count needs a value");
+  EXPECT_EQ(usage_message({"--ephemeral=1", "/a"}), "--ephemeral takes no value");
+  EXPECT_EQ(usage_message({}), "missing PATH (see --help)");
+  EXPECT_EQ(usage_message({"-e"}), "missing PATH (see --help)");
+  EXPECT_EQ(usage_message({"/a", "b", "c", "d"}), "unexpected argument 'c'");
+  EXPECT_EQ(usage_message({"-n", "abc", "/a"}), "-n: 'abc' is not an integer in [-5, 100]");
+  EXPECT_EQ(usage_message({"--count=101", "/a"}), "-n: '101' is not an integer in [-5, 100]");
+  EXPECT_EQ(usage_message({"-n", "010", "/a"}), "");  // decimal, not octal
+  EXPECT_EQ(parse_example({"-n", "010", "/a"}).count, 10);
+  EXPECT_EQ(usage_message({"-n", "0x10", "/a"}), "-n: '0x10' is not an integer in [-5, 100]");
+}
+
+TEST(CliCommandParser, ChoicesSecondsRepeatedOptionsAndTheRest) {
+  enum class mode { once, persistent };
+  mode m = mode::once;
+  std::optional<double> timeout;
+  std::vector<std::string> rules;
+  std::vector<std::string> rest;
+  command_parser parser;
+  parser.choice("--mode", m, {{"once", mode::once}, {"persistent", mode::persistent}});
+  parser.seconds("-t,--timeout", timeout);
+  parser.repeatable("--rule", rules);
+  parser.positionals("ARG", rest);
+  parser.parse(std::vector<std::string>{"--mode", "persistent", "-t0.5", "--rule", "a b", "--rule=c", "x", "-y", "--"});
+  EXPECT_EQ(m, mode::persistent);
+  EXPECT_EQ(timeout, 0.5);
+  EXPECT_EQ(rules, (std::vector<std::string>{"a b", "c"}));  // one value each: "x" is not a rule
+  EXPECT_EQ(rest, (std::vector<std::string>{"x", "-y", "--"}));
+
+  const auto message = [](const std::vector<std::string>& args) -> std::string {
+    mode unused = mode::once;
+    std::optional<double> seconds;
+    command_parser p;
+    p.choice("--mode", unused, {{"once", mode::once}, {"persistent", mode::persistent}});
+    p.seconds("-t,--timeout", seconds);
+    try {
+      p.parse(args);
+    } catch (const usage_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message({"--mode", "sometimes"}), "--mode: 'sometimes' is not once or persistent");
+  EXPECT_EQ(message({"--timeout", "-1"}), "-t: '-1' is not a number of seconds");
+  EXPECT_EQ(message({"x"}), "unexpected argument 'x'");
+  EXPECT_EQ(message({}), "");
+}
+
 TEST(CliArgs, Numbers) {
   EXPECT_EQ(parse_integer("42", 0, 100, "n"), 42);
   EXPECT_EQ(parse_integer("-1", -1, 100, "n"), -1);
@@ -118,19 +286,61 @@ TEST(CliGlobalOptions, ParsesAndDefaults) {
   EXPECT_EQ(parse_global_options(none, nullptr).options.servers, "127.0.0.1:2181");
 }
 
+TEST(CliGlobalOptions, OptionsEndAtTheCommand) {
+  const std::array<const char*, 10> argv = {"--auth", "a:b", "--auth=c:d", "-vt",    "300",
+                                            "create", "-e",  "/a",         "--json", "-v"};
+  const auto r = parse_global_options(argv, nullptr);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.options.auth, (std::vector<std::string>{"a:b", "c:d"}));
+  EXPECT_TRUE(r.options.verbose);
+  EXPECT_EQ(r.options.session_timeout.count(), 300);
+  EXPECT_FALSE(r.options.json);  // the command's argument
+  EXPECT_EQ(r.options.connect_timeout, std::nullopt);
+  EXPECT_EQ(r.options.command, (std::vector<std::string>{"create", "-e", "/a", "--json", "-v"}));
+  const std::array<const char*, 4> dashes = {"--connect-timeout=20", "--", "-x", "/a"};
+  const auto d = parse_global_options(dashes, nullptr);
+  ASSERT_EQ(d.error, "");
+  EXPECT_EQ(d.options.connect_timeout, std::chrono::milliseconds(20));
+  EXPECT_EQ(d.options.command, (std::vector<std::string>{"-x", "/a"}));
+}
+
+TEST(CliGlobalOptions, HelpVersionAndErrors) {
+  const auto parse = [](std::vector<const char*> argv) { return parse_global_options(argv, nullptr); };
+  EXPECT_TRUE(parse({"--help"}).options.help);
+  EXPECT_TRUE(parse({"-s", "h:1", "-h"}).options.help);
+  EXPECT_TRUE(parse({"--version"}).options.version);
+  EXPECT_FALSE(parse({"get", "-h"}).options.help);  // the command's
+  EXPECT_EQ(parse({"--no-such-option", "get", "/"}).error, "unknown option --no-such-option");
+  EXPECT_EQ(parse({"-t", "abc", "get"}).error, "--session-timeout: 'abc' is not a positive number of milliseconds");
+  EXPECT_EQ(parse({"--connect-timeout", "0", "get"}).error,
+            "--connect-timeout: '0' is not a positive number of milliseconds");
+  EXPECT_EQ(parse({"-t", "2147483648", "get"}).error,
+            "--session-timeout: '2147483648' is not a positive number of milliseconds");
+  EXPECT_EQ(parse({"--auth", "digest", "get"}).error, "--auth: 'digest' is not SCHEME:CREDENTIALS");
+  EXPECT_EQ(parse({"--auth", ":x", "get"}).error, "--auth: ':x' is not SCHEME:CREDENTIALS");
+  EXPECT_EQ(parse({"-s"}).error, "--servers needs a value");
+}
+
+std::string json_string(const std::string& text) { return json_text(json(text)); }
+
 TEST(CliJson, Strings) {
   EXPECT_EQ(json_string(""), "\"\"");
   EXPECT_EQ(json_string("plain"), "\"plain\"");
   EXPECT_EQ(json_string("q\"b\\"), "\"q\\\"b\\\\\"");
   EXPECT_EQ(json_string("\n\r\t\b\f"), "\"\\n\\r\\t\\b\\f\"");
-  EXPECT_EQ(json_string(std::string("\x00\x01\x1f\x7f", 4)), "\"\\u0000\\u0001\\u001f\\u007f\"");
+  EXPECT_EQ(json_string(std::string("\x00\x01\x1f", 3)), "\"\\u0000\\u0001\\u001f\"");
   EXPECT_EQ(json_string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
-  // Invalid UTF-8 becomes U+FFFD, byte by byte.
+  // DEL needs no escape in JSON: written as is.
+  EXPECT_EQ(json_string("\x7f"), "\"\x7f\"");
+  // Bytes that are not UTF-8 become U+FFFD (written as UTF-8), never an exception: the line stays valid JSON.
+  const std::string replacement = "\xef\xbf\xbd";
   EXPECT_EQ(json_string("a\xff"
                         "b"),
-            "\"a\\ufffdb\"");
-  EXPECT_EQ(json_string("\xc3"), "\"\\ufffd\"");
-  EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // an encoded surrogate
+            "\"a" + replacement + "b\"");
+  EXPECT_EQ(json_string("\xc3"), "\"" + replacement + "\"");
+  EXPECT_EQ(json_string("\xed\xa0\x80"),
+            "\"" + replacement + replacement + replacement + "\"");  // an encoded surrogate
+  EXPECT_EQ(json::parse(json_string("x\xc3\xa9\xff")), json("x\xc3\xa9" + replacement));
 }
 
 TEST(CliJson, Utf8Validity) {
@@ -145,9 +355,10 @@ TEST(CliJson, Utf8Validity) {
 }
 
 TEST(CliJson, ObjectsAndStat) {
-  EXPECT_EQ(json_object().str(), "{}");
-  EXPECT_EQ(json_object().add("a", std::int64_t{-1}).add("b", "x").add("c", true).add_raw("d", "{}").str(),
-            "{\"a\":-1,\"b\":\"x\",\"c\":true,\"d\":{}}");
+  EXPECT_EQ(json_text(json::object()), "{}");
+  // Keys in insertion order, no spaces.
+  EXPECT_EQ(json_text({{"b", std::int64_t{-1}}, {"a", "x"}, {"c", true}, {"d", json::object()}, {"e", nullptr}}),
+            "{\"b\":-1,\"a\":\"x\",\"c\":true,\"d\":{},\"e\":null}");
   proto::stat s;
   s.czxid = 1;
   s.mzxid = 2;
@@ -160,7 +371,7 @@ TEST(CliJson, ObjectsAndStat) {
   s.ephemeral_owner = 0x100000000;
   s.data_length = 9;
   s.num_children = 10;
-  EXPECT_EQ(stat_json(s),
+  EXPECT_EQ(json_text(stat_json(s)),
             "{\"czxid\":1,\"mzxid\":2,\"pzxid\":3,\"ctime\":4,\"mtime\":5,\"version\":6,\"cversion\":7,"
             "\"aversion\":8,\"ephemeralOwner\":4294967296,\"dataLength\":9,\"numChildren\":10}");
 }

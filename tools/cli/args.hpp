@@ -1,5 +1,6 @@
 #pragma once
-// The argument parser of the subcommands: options first, then positional arguments. Pure functions.
+// The hand-written argument parser the lock, locks, revoke, proxy and bench commands still use; the data
+// commands parse with command_parser (cli11_support.hpp), which keeps these rules. Pure functions.
 //
 //  - an option is "-x" or "--long"; one that takes a value reads it from the next argument, or attached
 //    ("-n3", "--mode=once")
@@ -15,6 +16,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "values.hpp"  // parse_integer, parse_seconds for the users of parse_args
 
 namespace zkwire::cli {
 
@@ -40,11 +43,5 @@ class parsed_args {
 };
 
 parsed_args parse_args(std::span<const std::string> args, std::span<const option_spec> specs);
-
-// `text` as an integer in [min, max]; usage_error naming `what` otherwise.
-std::int64_t parse_integer(std::string_view text, std::int64_t min, std::int64_t max, std::string_view what);
-
-// `text` as a non-negative number of seconds ("5", "0.5"); usage_error otherwise.
-double parse_seconds(std::string_view text, std::string_view what);
 
 }  // namespace zkwire::cli

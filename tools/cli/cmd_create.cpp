@@ -1,7 +1,9 @@
 // zkwire create [-e] [-s] [-c] [--ttl MS] [-p] PATH [DATA|-]
 
-#include <array>
+#include <cstdint>
+#include <optional>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
@@ -12,30 +14,43 @@
 namespace zkwire::cli {
 namespace {
 
-constexpr std::array<option_spec, 5> specs = {{
-    {'e', "ephemeral", false},
-    {'s', "sequential", false},
-    {'c', "container", false},
-    {0, "ttl", true},
-    {'p', "parents", false},
-}};
+struct create_arguments {
+  bool ephemeral = false;
+  bool sequential = false;
+  bool container = false;
+  bool parents = false;
+  std::optional<std::int64_t> ttl;
+  std::string path;
+  std::optional<std::string> data;
+};
 
-create_options options_from(const parsed_args& args) {
-  const bool ephemeral = args.has("ephemeral");
-  const bool sequential = args.has("sequential");
-  const bool container = args.has("container");
+create_arguments parse_arguments(const command_context& context) {
+  create_arguments a;
+  command_parser parser;
+  parser.flag("-e,--ephemeral", a.ephemeral);
+  parser.flag("-s,--sequential", a.sequential);
+  parser.flag("-c,--container", a.container);
+  parser.integer("--ttl", a.ttl, proto::min_ttl_ms, proto::max_ttl_ms);
+  parser.flag("-p,--parents", a.parents);
+  parser.positional("PATH", a.path);
+  parser.positional("DATA", a.data);
+  parser.parse(context.args);
+  return a;
+}
+
+create_options options_from(const create_arguments& a) {
   create_options options;
-  if (const auto ttl = args.value("ttl")) {
-    if (ephemeral || container) throw usage_error("--ttl cannot be combined with -e or -c");
-    options.ttl = parse_integer(*ttl, proto::min_ttl_ms, proto::max_ttl_ms, "--ttl");
-    options.mode = sequential ? create_mode::persistent_sequential_with_ttl : create_mode::persistent_with_ttl;
-  } else if (container) {
-    if (ephemeral || sequential) throw usage_error("-c cannot be combined with -e or -s");
+  if (a.ttl) {
+    if (a.ephemeral || a.container) throw usage_error("--ttl cannot be combined with -e or -c");
+    options.ttl = *a.ttl;
+    options.mode = a.sequential ? create_mode::persistent_sequential_with_ttl : create_mode::persistent_with_ttl;
+  } else if (a.container) {
+    if (a.ephemeral || a.sequential) throw usage_error("-c cannot be combined with -e or -s");
     options.mode = create_mode::container;
-  } else if (ephemeral) {
-    options.mode = sequential ? create_mode::ephemeral_sequential : create_mode::ephemeral;
+  } else if (a.ephemeral) {
+    options.mode = a.sequential ? create_mode::ephemeral_sequential : create_mode::ephemeral;
   } else {
-    options.mode = sequential ? create_mode::persistent_sequential : create_mode::persistent;
+    options.mode = a.sequential ? create_mode::persistent_sequential : create_mode::persistent;
   }
   return options;
 }
@@ -59,16 +74,16 @@ void create_parents(session& s, const std::string& path) {
 }  // namespace
 
 int run_create(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 1, 2);
+  const auto args = parse_arguments(context);
   const auto options = options_from(args);
-  const std::string& path = args.positional[0];
+  const std::string& path = args.path;
   check_path(path, proto::is_sequential(options.mode));
-  const std::string data = args.positional.size() > 1 ? data_argument(args.positional[1]) : std::string();
+  const std::string data = args.data ? data_argument(*args.data) : std::string();
 
   session s(context.global);
   const auto create = [&] { return s.write(path, [&] { return s.client().create(path, data, options); }); };
   create_result result;
-  if (!args.has("parents")) {
+  if (!args.parents) {
     result = create();
   } else {
     // Try first (the common case has its parents); on NONODE create them and try again. A parent deleted
@@ -84,7 +99,7 @@ int run_create(const command_context& context) {
     }
   }
   if (context.global.json) {
-    print_line(json_object().add("path", result.path).add_raw("stat", stat_json(result.stat)).str());
+    print_line(json_text({{"path", result.path}, {"stat", stat_json(result.stat)}}));
   } else {
     print_line(result.path);
   }

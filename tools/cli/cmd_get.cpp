@@ -1,28 +1,31 @@
 // zkwire get PATH
 
 #include "base64.hpp"
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
 #include "session.hpp"
+#include "utf8.hpp"
 #include "util.hpp"
 
 namespace zkwire::cli {
 
 int run_get(const command_context& context) {
-  const auto args = parse_command(context.args, {}, 1, 1);
-  const std::string& path = args.positional[0];
+  std::string path;
+  command_parser parser;
+  parser.positional("PATH", path);
+  parser.parse(context.args);
   check_path(path);
 
   session s(context.global);
   const auto result = s.read(path, [&] { return s.client().get(path); });
   if (context.global.json) {
-    json_object record;
-    record.add("path", path);
-    if (is_valid_utf8(result.data)) record.add("data", result.data);
-    record.add("data_base64", base64_encode(result.data));
-    record.add_raw("stat", stat_json(result.stat));
-    print_line(record.str());
+    json record = {{"path", path}};
+    if (is_valid_utf8(result.data)) record["data"] = result.data;
+    record["data_base64"] = base64_encode(result.data);
+    record["stat"] = stat_json(result.stat);
+    print_line(json_text(record));
   } else {
     write_stdout(result.data);
   }

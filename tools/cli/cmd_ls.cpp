@@ -1,10 +1,10 @@
 // zkwire ls [-R] PATH
 
 #include <algorithm>
-#include <array>
 #include <optional>
 #include <vector>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
@@ -15,8 +15,6 @@
 namespace zkwire::cli {
 namespace {
 
-constexpr std::array<option_spec, 1> specs = {{{'R', "recursive", false}}};
-
 std::vector<std::string> sorted_children(session& s, const std::string& path) {
   auto children = s.read(path, [&] { return s.client().get_children(path); }).children;
   std::sort(children.begin(), children.end());
@@ -24,7 +22,7 @@ std::vector<std::string> sorted_children(session& s, const std::string& path) {
 }
 
 void print_path(const command_context& context, const std::string& path) {
-  print_line(context.global.json ? json_object().add("path", path).str() : path);
+  print_line(context.global.json ? json_text({{"path", path}}) : path);
 }
 
 // Prints `path`'s descendants depth first, siblings sorted. A node deleted meanwhile is skipped.
@@ -46,12 +44,16 @@ void print_subtree(const command_context& context, session& s, const std::string
 }  // namespace
 
 int run_ls(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 1, 1);
-  const std::string& path = args.positional[0];
+  bool recursive = false;
+  std::string path;
+  command_parser parser;
+  parser.flag("-R,--recursive", recursive);
+  parser.positional("PATH", path);
+  parser.parse(context.args);
   check_path(path);
 
   session s(context.global);
-  if (args.has("recursive")) {
+  if (recursive) {
     // PATH itself must exist (NONODE, exit 1); below it, vanishing nodes are skipped.
     const auto children = sorted_children(s, path);
     print_path(context, path);
@@ -64,7 +66,7 @@ int run_ls(const command_context& context) {
   }
   for (const auto& name : sorted_children(s, path)) {
     if (context.global.json) {
-      print_line(json_object().add("name", name).add("path", child_path(path, name)).str());
+      print_line(json_text({{"name", name}, {"path", child_path(path, name)}}));
     } else {
       print_line(name);
     }

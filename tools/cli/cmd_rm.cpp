@@ -1,10 +1,10 @@
 // zkwire rm [-v VERSION] [-r] PATH
 
-#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "session.hpp"
@@ -13,8 +13,6 @@
 
 namespace zkwire::cli {
 namespace {
-
-constexpr std::array<option_spec, 2> specs = {{{'v', "version", true}, {'r', "recursive", false}}};
 
 // Children appearing while we delete make the delete fail with NOTEMPTY; we list and try again this often.
 constexpr int max_not_empty_retries = 10;
@@ -44,17 +42,19 @@ void remove_tree(session& s, const std::string& path, std::int32_t version, bool
 }  // namespace
 
 int run_rm(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 1, 1);
   std::int32_t version = any_version;
-  if (const auto v = args.value("version")) {
-    version = static_cast<std::int32_t>(parse_integer(*v, -1, std::numeric_limits<std::int32_t>::max(), "-v"));
-  }
-  const std::string& path = args.positional[0];
+  bool recursive = false;
+  std::string path;
+  command_parser parser;
+  parser.integer("-v,--version", version, -1, std::numeric_limits<std::int32_t>::max());
+  parser.flag("-r,--recursive", recursive);
+  parser.positional("PATH", path);
+  parser.parse(context.args);
   check_path(path);
   if (path == "/") throw usage_error("refusing to delete the root");
 
   session s(context.global);
-  if (args.has("recursive")) {
+  if (recursive) {
     if (version != any_version) {
       // Check VERSION before deleting anything below PATH.
       const auto stat = s.read(path, [&] { return s.client().exists(path); });

@@ -1,9 +1,9 @@
 // zkwire set [-v VERSION] PATH DATA|-
 
-#include <array>
 #include <cstdint>
 #include <limits>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
@@ -11,25 +11,21 @@
 #include "util.hpp"
 
 namespace zkwire::cli {
-namespace {
-
-constexpr std::array<option_spec, 1> specs = {{{'v', "version", true}}};
-
-}  // namespace
-
 int run_set(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 2, 2);
   std::int32_t version = any_version;
-  if (const auto v = args.value("version")) {
-    version = static_cast<std::int32_t>(parse_integer(*v, -1, std::numeric_limits<std::int32_t>::max(), "-v"));
-  }
-  const std::string& path = args.positional[0];
+  std::string path;
+  std::string data_word;
+  command_parser parser;
+  parser.integer("-v,--version", version, -1, std::numeric_limits<std::int32_t>::max());
+  parser.positional("PATH", path);
+  parser.positional("DATA", data_word);
+  parser.parse(context.args);
   check_path(path);
-  const std::string data = data_argument(args.positional[1]);
+  const std::string data = data_argument(data_word);
 
   session s(context.global);
   const auto stat = s.write(path, [&] { return s.client().set(path, data, version); });
-  if (context.global.json) print_line(stat_json(stat));
+  if (context.global.json) print_line(json_text(stat_json(stat)));
   return exit_ok;
 }
 

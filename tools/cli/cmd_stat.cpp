@@ -1,5 +1,6 @@
 // zkwire stat PATH
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
@@ -9,14 +10,16 @@
 namespace zkwire::cli {
 
 int run_stat(const command_context& context) {
-  const auto args = parse_command(context.args, {}, 1, 1);
-  const std::string& path = args.positional[0];
+  std::string path;
+  command_parser parser;
+  parser.positional("PATH", path);
+  parser.parse(context.args);
   check_path(path);
 
   session s(context.global);
   const auto stat = s.read(path, [&] { return s.client().exists(path); });
   if (!stat) throw operation_error(proto::server_error::no_node, path);
-  print_line(stat_json(*stat));
+  print_line(json_text(stat_json(*stat)));
   return exit_ok;
 }
 

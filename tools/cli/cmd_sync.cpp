@@ -1,5 +1,6 @@
 // zkwire sync PATH
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "session.hpp"
@@ -8,8 +9,10 @@
 namespace zkwire::cli {
 
 int run_sync(const command_context& context) {
-  const auto args = parse_command(context.args, {}, 1, 1);
-  const std::string& path = args.positional[0];
+  std::string path;
+  command_parser parser;
+  parser.positional("PATH", path);
+  parser.parse(context.args);
   check_path(path);
 
   session s(context.global);

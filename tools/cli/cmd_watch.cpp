@@ -1,6 +1,5 @@
 // zkwire watch [--mode once|persistent|recursive] [-n COUNT] [--timeout SEC] PATH
 
-#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include <mutex>
 #include <optional>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "json.hpp"
@@ -20,8 +20,6 @@
 
 namespace zkwire::cli {
 namespace {
-
-constexpr std::array<option_spec, 3> specs = {{{0, "mode", true}, {'n', "count", true}, {0, "timeout", true}}};
 
 enum class watch_mode { once, persistent, recursive };
 
@@ -97,39 +95,32 @@ watch_callback make_callback(const std::shared_ptr<queue>& q, std::uint64_t roun
         event.type == event_type::child_watch_removed || event.type == event_type::persistent_watch_removed) {
       return;
     }
-    q->push(item{item::node_event,
-                 json_object().add("type", proto::event_type_name(event.type)).add("path", event.path).str(),
-                 round,
-                 {}});
+    q->push(item{
+        item::node_event, json_text({{"type", proto::event_type_name(event.type)}, {"path", event.path}}), round, {}});
   };
 }
 
 }  // namespace
 
 int run_watch(const command_context& context) {
-  const auto args = parse_command(context.args, specs, 1, 1);
   watch_mode mode = watch_mode::once;
-  if (const auto m = args.value("mode")) {
-    if (*m == "once") {
-      mode = watch_mode::once;
-    } else if (*m == "persistent") {
-      mode = watch_mode::persistent;
-    } else if (*m == "recursive") {
-      mode = watch_mode::recursive;
-    } else {
-      throw usage_error("--mode: '" + *m + "' is not once, persistent or recursive");
-    }
-  }
-  std::uint64_t count = mode == watch_mode::once ? 1 : 0;  // 0: unlimited
-  if (const auto n = args.value("count")) {
-    count = static_cast<std::uint64_t>(parse_integer(*n, 1, std::numeric_limits<std::int64_t>::max(), "-n"));
-  }
+  std::optional<std::uint64_t> count_given;
+  std::optional<double> timeout;
+  std::string path;
+  command_parser parser;
+  parser.choice(
+      "--mode", mode,
+      {{"once", watch_mode::once}, {"persistent", watch_mode::persistent}, {"recursive", watch_mode::recursive}});
+  parser.integer("-n,--count", count_given, 1, std::numeric_limits<std::int64_t>::max());
+  parser.seconds("--timeout", timeout);
+  parser.positional("PATH", path);
+  parser.parse(context.args);
+  const std::uint64_t count = count_given.value_or(mode == watch_mode::once ? 1 : 0);  // 0: unlimited
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  if (const auto t = args.value("timeout")) {
-    deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                      std::chrono::duration<double>(parse_seconds(*t, "--timeout")));
+  if (timeout) {
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(*timeout));
   }
-  const std::string& path = args.positional[0];
   check_path(path);
 
   auto q = std::make_shared<queue>();
@@ -137,7 +128,7 @@ int run_watch(const command_context& context) {
   // Session changes are reported from here on; the initial connect is not a change worth a line.
   s.on_state_change([q](const state_event& event) {
     const auto name = reported_state(event.to);
-    if (!name.empty()) q->push(item{item::state_change, json_object().add("state", name).str(), 0, {}});
+    if (!name.empty()) q->push(item{item::state_change, json_text({{"state", name}}), 0, {}});
     if (const auto ec = session_end_error(event.to)) q->push(item{item::session_end, {}, 0, ec});
   });
 

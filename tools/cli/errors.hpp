@@ -25,6 +25,9 @@ class usage_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown while parsing a command's arguments for -h/--help: run_command prints the command's help, exit status 0.
+struct help_requested {};
+
 // An operation on `subject` (a path, or the server list for connecting) failed with `code`.
 class operation_error : public std::runtime_error {
  public:

@@ -1,41 +1,34 @@
 #pragma once
-// A small JSON writer for the CLI's records (one object per line). Pure functions, no shared state.
+// The CLI's JSON records, one object per line, with nlohmann-json: `json` keeps keys in insertion order.
 
-#include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 
 #include "zkwire/proto/stat.hpp"
 
 namespace zkwire::cli {
 
-// True if `bytes` is well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing above U+10FFFF).
-bool is_valid_utf8(std::string_view bytes) noexcept;
+using json = nlohmann::ordered_json;
 
-// `text` as a JSON string literal with the quotes: '"' and '\' escaped, control characters (U+0000-U+001F and
-// DEL) as \n, \t, ... or \u00XX. Bytes that are not well-formed UTF-8 become \ufffd, so the output is always
-// valid JSON.
-std::string json_string(std::string_view text);
-
-// Builds one JSON object, keys in insertion order: json_object().add("a", 1).add("b", "x").str() == {"a":1,"b":"x"}.
-class json_object {
- public:
-  json_object& add(std::string_view key, std::string_view value);
-  json_object& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
-  json_object& add(std::string_view key, std::int64_t value);
-  json_object& add(std::string_view key, std::int32_t value) { return add(key, std::int64_t{value}); }
-  json_object& add(std::string_view key, bool value);
-  // `json` is inserted as is (a nested object or array already serialized).
-  json_object& add_raw(std::string_view key, std::string_view json);
-  [[nodiscard]] std::string str() const { return body_ + "}"; }
-
- private:
-  void key(std::string_view name);
-  std::string body_ = "{";
-};
+// `record` as one line of compact JSON (no spaces, no newline): {"name":"x","path":"/a/x"}. Characters JSON must
+// escape are escaped ("\n", "\u0001"), other UTF-8 is written as is, and bytes that are not well-formed UTF-8
+// become U+FFFD, so any bytes make valid JSON and nothing throws.
+inline std::string json_text(const json& record) { return record.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // A stat with the keys of docs/cli.md#stat: czxid, mzxid, pzxid, ctime, mtime, version, cversion, aversion,
-// ephemeralOwner, dataLength, numChildren (integers; times in ms).
-std::string stat_json(const proto::stat& s);
+// ephemeralOwner, dataLength, numChildren, in this order (integers; times in ms).
+inline json stat_json(const proto::stat& s) {
+  return {{"czxid", s.czxid},
+          {"mzxid", s.mzxid},
+          {"pzxid", s.pzxid},
+          {"ctime", s.ctime},
+          {"mtime", s.mtime},
+          {"version", s.version},
+          {"cversion", s.cversion},
+          {"aversion", s.aversion},
+          {"ephemeralOwner", s.ephemeral_owner},
+          {"dataLength", s.data_length},
+          {"numChildren", s.num_children}};
+}
 
 }  // namespace zkwire::cli

@@ -13,19 +13,18 @@ std::string session_hex(std::int64_t session_id) {
 }
 
 std::string contender_json(const recipes::contender& c) {
-  json_object line;
-  line.add("node", c.path);
+  json line = {{"node", c.path}};
   if (c.kind == recipes::contender_kind::foreign) {
-    line.add_raw("sequence", "null");
+    line["sequence"] = nullptr;
   } else {
-    line.add("sequence", c.sequence);
+    line["sequence"] = c.sequence;
   }
-  line.add("kind", recipes::contender_kind_name(c.kind))
-      .add("session", session_hex(c.session))
-      .add("ctime", c.ctime)
-      .add("holder", c.holder)
-      .add("data", c.data);
-  return line.str();
+  line["kind"] = recipes::contender_kind_name(c.kind);
+  line["session"] = session_hex(c.session);
+  line["ctime"] = c.ctime;
+  line["holder"] = c.holder;
+  line["data"] = c.data;
+  return json_text(line);
 }
 
 }  // namespace zkwire::cli

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "args.hpp"
+#include "errors.hpp"
 
 namespace zkwire::cli {
 
@@ -22,10 +23,9 @@ std::string child_path(std::string_view parent, std::string_view name);
 // DATA, or all of stdin for "-".
 std::string data_argument(const std::string& argument);
 
-// Thrown by parse_command for -h/--help: run_command prints the command's help.
-struct help_requested {};
-
-// Parses the command's arguments; usage_error unless there are `min`..`max` positional arguments.
+// Parses the command's arguments with the hand-written parser (args.hpp); usage_error unless there are
+// `min`..`max` positional arguments, help_requested for -h/--help. For the commands not yet on command_parser
+// (cli11_support.hpp).
 parsed_args parse_command(std::span<const std::string> args, std::span<const option_spec> specs, std::size_t min,
                           std::size_t max);
 
