@@ -1,6 +1,5 @@
-// The pure helpers of the zkwire command line: argument parsing (command_parser on CLI11, and the hand-written
-// parse_args the lock, proxy and bench commands still use), values, JSON records, UTF-8, base64, exit statuses and
-// error lines (docs/cli.md).
+// The pure helpers of the zkwire command line: argument parsing (command_parser on CLI11), values, JSON records,
+// UTF-8, base64, exit statuses and error lines (docs/cli.md).
 
 #include <gtest/gtest.h>
 
@@ -11,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "base64.hpp"
 #include "cli11_support.hpp"
 #include "errors.hpp"
@@ -25,64 +23,6 @@
 
 namespace zkwire::cli {
 namespace {
-
-constexpr std::array<option_spec, 4> specs = {{
-    {'e', "ephemeral", false},
-    {'s', "sequential", false},
-    {'n', "count", true},
-    {0, "mode", true},
-}};
-
-parsed_args parse(std::vector<std::string> args) { return parse_args(args, specs); }
-
-TEST(CliArgs, FlagsValuesAndPositionals) {
-  const auto a = parse({"-e", "--count", "3", "--mode=once", "/a", "data"});
-  EXPECT_TRUE(a.has("ephemeral"));
-  EXPECT_FALSE(a.has("sequential"));
-  EXPECT_EQ(a.value("count"), "3");
-  EXPECT_EQ(a.value("mode"), "once");
-  EXPECT_EQ(a.positional, (std::vector<std::string>{"/a", "data"}));
-  EXPECT_FALSE(a.help);
-}
-
-TEST(CliArgs, BundledShortFlagsAndAttachedValues) {
-  const auto a = parse({"-es", "-n7", "/a"});
-  EXPECT_TRUE(a.has("ephemeral"));
-  EXPECT_TRUE(a.has("sequential"));
-  EXPECT_EQ(a.value("count"), "7");
-  const auto b = parse({"-en", "2", "/a"});
-  EXPECT_TRUE(b.has("ephemeral"));
-  EXPECT_EQ(b.value("count"), "2");
-}
-
-TEST(CliArgs, OptionsEndAtTheFirstPositionalDashAndDoubleDash) {
-  // DATA may start with '-' after PATH; "-" alone is stdin.
-  EXPECT_EQ(parse({"/a", "-e"}).positional, (std::vector<std::string>{"/a", "-e"}));
-  EXPECT_EQ(parse({"-", "-e"}).positional, (std::vector<std::string>{"-", "-e"}));
-  const auto a = parse({"-e", "--", "-s", "x"});
-  EXPECT_TRUE(a.has("ephemeral"));
-  EXPECT_FALSE(a.has("sequential"));
-  EXPECT_EQ(a.positional, (std::vector<std::string>{"-s", "x"}));
-  // A negative value is a value.
-  EXPECT_EQ(parse({"-n", "-1", "/a"}).value("count"), "-1");
-  // The last value wins.
-  EXPECT_EQ(parse({"-n", "1", "-n", "2"}).value("count"), "2");
-}
-
-TEST(CliArgs, Help) {
-  EXPECT_TRUE(parse({"--help"}).help);
-  EXPECT_TRUE(parse({"-e", "-h", "/a"}).help);
-  EXPECT_FALSE(parse({"/a", "-h"}).help);  // after PATH it is DATA
-}
-
-TEST(CliArgs, Errors) {
-  EXPECT_THROW(parse({"-x"}), usage_error);
-  EXPECT_THROW(parse({"--nope"}), usage_error);
-  EXPECT_THROW(parse({"--count"}), usage_error);        // needs a value
-  EXPECT_THROW(parse({"-n"}), usage_error);             // needs a value
-  EXPECT_THROW(parse({"--ephemeral=1"}), usage_error);  // takes none
-  EXPECT_THROW(parse({"-ex"}), usage_error);
-}
 
 // What a command like create or watch declares: flags, an integer, a string option, PATH and an optional DATA.
 struct example_arguments {
@@ -245,7 +185,7 @@ TEST(CliCommandParser, ChoicesSecondsRepeatedOptionsAndTheRest) {
   EXPECT_EQ(message({}), "");
 }
 
-TEST(CliArgs, Numbers) {
+TEST(CliValues, Numbers) {
   EXPECT_EQ(parse_integer("42", 0, 100, "n"), 42);
   EXPECT_EQ(parse_integer("-1", -1, 100, "n"), -1);
   EXPECT_EQ(parse_integer("+5", 0, 100, "n"), 5);
@@ -259,7 +199,7 @@ TEST(CliArgs, Numbers) {
   }
 }
 
-TEST(CliArgs, Paths) {
+TEST(CliValues, Paths) {
   EXPECT_EQ(parent_of("/a/b"), "/a");
   EXPECT_EQ(parent_of("/a"), "/");
   EXPECT_EQ(parent_of("/a/b/"), "/a/b");

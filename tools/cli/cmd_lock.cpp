@@ -1,9 +1,9 @@
 // zkwire lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH -- CMD [ARG...]
 
-#include <array>
 #include <cmath>
+#include <optional>
 
-#include "args.hpp"
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lock_runner.hpp"
@@ -12,37 +12,30 @@
 namespace zkwire::cli {
 namespace {
 
-constexpr std::array<option_spec, 5> specs = {{
-    {0, "read", false},
-    {0, "write", false},
-    {0, "timeout", true},
-    {0, "naming", true},
-    {0, "kill-after", true},
-}};
-
-std::chrono::milliseconds milliseconds_of(const std::string& text, std::string_view what) {
-  return std::chrono::milliseconds(std::llround(parse_seconds(text, what) * 1000.0));
+std::chrono::milliseconds milliseconds_of(double seconds) {
+  return std::chrono::milliseconds(std::llround(seconds * 1000.0));
 }
 
 lock_request request_from(const std::vector<std::string>& arguments) {
-  const auto args = parse_args(arguments, specs);
-  if (args.help) throw help_requested();
+  command_parser parser;
+  bool read = false;
+  bool write = false;
+  std::optional<double> timeout;
+  std::optional<double> kill_after;
   lock_request request;
-  if (args.has("read") && args.has("write")) throw usage_error("--read and --write exclude each other");
-  if (args.has("read")) request.kind = recipes::lock_kind::read;
-  if (args.has("write")) request.kind = recipes::lock_kind::write;
-  if (const auto t = args.value("timeout")) request.timeout = milliseconds_of(*t, "--timeout");
-  if (const auto k = args.value("kill-after")) request.kill_after = milliseconds_of(*k, "--kill-after");
-  if (const auto n = args.value("naming")) {
-    if (*n == "curator") {
-      request.naming = recipes::naming::curator;
-    } else if (*n == "kazoo") {
-      request.naming = recipes::naming::kazoo;
-    } else {
-      throw usage_error("--naming: '" + *n + "' is not curator or kazoo");
-    }
-  }
-  const auto& words = args.positional;
+  std::vector<std::string> words;  // PATH -- CMD [ARG...]: after PATH every word is positional, "--" included
+  parser.flag("--read", read);
+  parser.flag("--write", write);
+  parser.seconds("--timeout", timeout);
+  parser.seconds("--kill-after", kill_after);
+  parser.choice("--naming", request.naming, {{"curator", recipes::naming::curator}, {"kazoo", recipes::naming::kazoo}});
+  parser.positionals("PATH", words);
+  parser.parse(arguments);
+  if (read && write) throw usage_error("--read and --write exclude each other");
+  if (read) request.kind = recipes::lock_kind::read;
+  if (write) request.kind = recipes::lock_kind::write;
+  if (timeout) request.timeout = milliseconds_of(*timeout);
+  if (kill_after) request.kill_after = milliseconds_of(*kill_after);
   if (words.empty()) throw usage_error("missing PATH (see --help)");
   if (words.size() < 2 || words[1] != "--") throw usage_error("expected '--' and the command after PATH");
   if (words.size() < 3) throw usage_error("missing the command after '--'");

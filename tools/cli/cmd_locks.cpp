@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "args.hpp"
 #include "async_session.hpp"
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lock_format.hpp"
@@ -14,8 +14,10 @@ namespace zkwire::cli {
 namespace {
 
 int run(const command_context& context) {
-  const auto args = parse_command(context.args, {}, 1, 1);
-  const std::string& directory = args.positional[0];
+  command_parser parser;
+  std::string directory;
+  parser.positional("PATH", directory);
+  parser.parse(context.args);
   check_path(directory);
   async_session s(context.global);
   s.connect();

@@ -1,7 +1,7 @@
 // zkwire revoke NODE
 
-#include "args.hpp"
 #include "async_session.hpp"
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "util.hpp"
@@ -12,8 +12,10 @@ namespace zkwire::cli {
 namespace {
 
 int run(const command_context& context) {
-  const auto args = parse_command(context.args, {}, 1, 1);
-  const std::string& node = args.positional[0];
+  command_parser parser;
+  std::string node;
+  parser.positional("NODE", node);
+  parser.parse(context.args);
   check_path(node);
   // The request overwrites the node's data: refuse anything that is not a lock node, so a typo cannot clobber a
   // configuration node.

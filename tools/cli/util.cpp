@@ -45,15 +45,6 @@ std::string data_argument(const std::string& argument) {
   return data;
 }
 
-parsed_args parse_command(std::span<const std::string> args, std::span<const option_spec> specs, std::size_t min,
-                          std::size_t max) {
-  auto parsed = parse_args(args, specs);
-  if (parsed.help) throw help_requested();
-  if (parsed.positional.size() < min) throw usage_error("missing argument (see --help)");
-  if (parsed.positional.size() > max) throw usage_error("unexpected argument '" + parsed.positional[max] + "'");
-  return parsed;
-}
-
 void write_stdout(std::string_view bytes) {
   if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), stdout);
 }

@@ -5,7 +5,6 @@
 #include <string>
 #include <string_view>
 
-#include "args.hpp"
 #include "errors.hpp"
 
 namespace zkwire::cli {
@@ -22,12 +21,6 @@ std::string child_path(std::string_view parent, std::string_view name);
 
 // DATA, or all of stdin for "-".
 std::string data_argument(const std::string& argument);
-
-// Parses the command's arguments with the hand-written parser (args.hpp); usage_error unless there are
-// `min`..`max` positional arguments, help_requested for -h/--help. For the commands not yet on command_parser
-// (cli11_support.hpp).
-parsed_args parse_command(std::span<const std::string> args, std::span<const option_spec> specs, std::size_t min,
-                          std::size_t max);
 
 // Writes `bytes` to stdout as they are.
 void write_stdout(std::string_view bytes);
