@@ -56,23 +56,22 @@ struct watch_state {
   std::unique_ptr<event_waiter> waiter;
 };
 
-// A watcher to register with a request (getData/exists/getChildren2 with watch=true, addWatch).
+// The user's side of a watcher to register with a request (getData/exists/getChildren2 with watch=true,
+// addWatch). Its kind and path are the engine's: it derives them from the request.
 struct watch_registration {
-  proto::watch_kind kind = proto::watch_kind::data;
-  std::string path;                    // client path, for remove_watches
   watch_callback callback;             // either this ...
   std::shared_ptr<watch_state> state;  // ... or this
 };
 
 enum class wait_kind { connect, new_session, close };
 
-// --- implemented in client/src/client.cpp ---
+// --- implemented in client/src/client.cpp (the driver: client_impl.cpp) ---
 asio::any_io_executor executor_of(const client_impl& impl) noexcept;
 // Queues a request with the engine; the completion comes later through op->complete (or op->fail on shutdown).
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
                                 std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state);
-// removeWatches; on success also drops the local watchers of that path and kind, each with a final
-// *_watch_removed event.
+// removeWatches; on success the engine also drops the local watchers of that path and kind, each with a final
+// *_watch_removed event delivered before the completion.
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
                                        std::unique_ptr<pending_op> op_state);
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,
