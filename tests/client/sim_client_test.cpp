@@ -66,6 +66,8 @@ struct scripted_server {
         s.send(pt::ping_reply(zxid));
       } else if (const auto* get = std::get_if<proto::get_data_request>(&req.body); get && get->path == "/a") {
         s.send(pt::reply_frame(req.header.xid, ++zxid, 0, proto::get_data_response{std::string("hello"), {}}));
+      } else if (req.header.type == proto::op_code::add_watch) {
+        s.send(pt::reply_frame(req.header.xid, zxid, 0, proto::error_response{0}));
       } else {
         s.send(pt::error_reply(req.header.xid, zxid, proto::server_error::no_node));
       }
@@ -161,6 +163,55 @@ TEST_F(sim_client_test, IdleSessionPingsAtOneThirdAndSuspendsAtTwoThirdsOfTheTim
   EXPECT_LE(clock->now() - silent_from, 4000ms);
   ASSERT_FALSE(states.empty());
   EXPECT_EQ(states.back(), session_state::suspended);
+}
+
+// The client keeps a watcher's callback exactly as long as the engine keeps the watcher: exists on a missing node
+// registers (and fires once), getData on a missing node does not, a persistent watch fires until the end.
+TEST_F(sim_client_test, WatchCallbacksFollowTheEnginesRegistrations) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  auto c = std::make_unique<client>(io.get_executor(), options("10.0.0.1:2181"));
+  std::vector<watch_event> exist_events;
+  std::vector<watch_event> data_events;
+  std::vector<watch_event> persistent_events;
+  std::vector<std::error_code> results;
+  c->async_exists(
+      "/x", [&](const watch_event& e) { exist_events.push_back(e); },
+      [&](std::error_code ec, const std::optional<zkwire::stat>& st) {
+        results.push_back(ec);
+        EXPECT_FALSE(st.has_value());
+      });
+  c->async_get(
+      "/y", [&](const watch_event& e) { data_events.push_back(e); },
+      [&](std::error_code ec, const get_result& /*r*/) { results.push_back(ec); });
+  c->async_add_watch(
+      "/p", add_watch_mode::persistent, [&](const watch_event& e) { persistent_events.push_back(e); },
+      [&](std::error_code ec) { results.push_back(ec); });
+  virtual_clock::settle(io);
+  ASSERT_EQ(results.size(), 3U);
+  EXPECT_FALSE(results[0]) << "exists reports a missing node as nullopt";
+  EXPECT_EQ(results[1], proto::server_error::no_node);
+  EXPECT_FALSE(results[2]);
+
+  for (int i = 0; i < 2; ++i) {
+    server.send(pt::notification_frame(event_type::node_created, "/x") +
+                pt::notification_frame(event_type::node_created, "/y") +
+                pt::notification_frame(event_type::node_data_changed, "/p"));
+    virtual_clock::settle(io);
+  }
+  ASSERT_EQ(exist_events.size(), 1U) << "one-shot";
+  EXPECT_EQ(exist_events[0].type, event_type::node_created);
+  EXPECT_EQ(exist_events[0].path, "/x");
+  EXPECT_EQ(persistent_events.size(), 2U);
+
+  // Destroying the client ends every watcher it still holds: only the persistent one is left.
+  c.reset();
+  virtual_clock::settle(io);
+  EXPECT_TRUE(data_events.empty()) << "getData on a missing node registered nothing";
+  EXPECT_EQ(exist_events.size(), 1U);
+  ASSERT_EQ(persistent_events.size(), 3U);
+  EXPECT_EQ(persistent_events[2].type, event_type::none);
+  EXPECT_EQ(persistent_events[2].error, proto::client_error::closed);
 }
 
 TEST_F(sim_client_test, ConnectTimeoutFiresInVirtualTime) {
