@@ -3,8 +3,10 @@
 // driver (client/src/client.cpp). Internal: everything here runs on the client's executor.
 
 #include <asio/any_io_executor.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -35,6 +37,13 @@ class pending_op {
   virtual void complete(proto::completion&& c) = 0;
   // Completes without an engine result (connect/close waiters, shutdown): with `post`, never inline.
   virtual void fail(std::error_code ec, bool post) = 0;
+
+  // One operation is allocated per request; these take its memory from a per-thread cache of blocks
+  // (client/src/op_memory.cpp), so that in steady state a request costs no heap allocation for it.
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size) noexcept;
+  static void* operator new(std::size_t size, std::align_val_t align);
+  static void operator delete(void* p, std::size_t size, std::align_val_t align) noexcept;
 };
 
 // A pending watch::async_wait.
