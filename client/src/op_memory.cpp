@@ -34,8 +34,8 @@ struct op_cache {
 };
 
 // Set when the thread's cache is gone (thread exit): later frees go straight to the heap.
-thread_local bool cache_gone = false;
-thread_local op_cache cache;
+thread_local bool cache_gone = false;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): per thread
+thread_local op_cache cache;           // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): per thread
 
 op_cache::~op_cache() {
   cache_gone = true;
@@ -56,6 +56,7 @@ std::size_t class_of(std::size_t size) noexcept {
 
 }  // namespace
 
+// NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp): the sized delete is the class-scope one
 void* pending_op::operator new(std::size_t size) {
   const std::size_t c = class_of(size);
   if (c == 0 || cache_gone) return ::operator new(c == 0 ? size : c * granule);
@@ -74,11 +75,12 @@ void pending_op::operator delete(void* p, std::size_t size) noexcept {
     ::operator delete(p);
     return;
   }
-  auto* block = ::new (p) free_block{cache.heads.at(c - 1)};
+  auto* block = ::new (p) free_block{cache.heads.at(c - 1)};  // NOLINT(cppcoreguidelines-owning-memory): a free block
   cache.heads.at(c - 1) = block;
   ++cache.counts.at(c - 1);
 }
 
+// NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp): the sized delete is the class-scope one
 void* pending_op::operator new(std::size_t size, std::align_val_t align) { return ::operator new(size, align); }
 
 void pending_op::operator delete(void* p, std::size_t /*size*/, std::align_val_t align) noexcept {

@@ -40,8 +40,11 @@ class pending_op {
 
   // One operation is allocated per request; these take its memory from a per-thread cache of blocks
   // (client/src/op_memory.cpp), so that in steady state a request costs no heap allocation for it.
+  // Only the sized delete: with an unsized one in the class, a delete expression would pick that and lose the size.
+  // NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp)
   static void* operator new(std::size_t size);
   static void operator delete(void* p, std::size_t size) noexcept;
+  // NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp)
   static void* operator new(std::size_t size, std::align_val_t align);
   static void operator delete(void* p, std::size_t size, std::align_val_t align) noexcept;
 };
