@@ -327,7 +327,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     fan_out.clear();
     watches.take_all(fan_out);
     for (const watcher_id w : fan_out) {
-      deliveries.push_back() = delivery(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec});
+      deliveries.push_back() = delivery(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec, true});
     }
     set_state(to, ec);
   }
@@ -436,41 +436,43 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     if (!cfg.chroot.empty()) event.path = proto::strip_chroot(cfg.chroot, event.path);
     fan_out.clear();
     watches.route(event.type, event.path, fan_out);
-    for (const watcher_id w : fan_out) deliveries.push_back() = delivery(watch_delivery{w, event, {}});
+    for (const watcher_id w : fan_out) {
+      deliveries.push_back() = delivery(watch_delivery{w, event, {}, !watches.registered(w)});
+    }
   }
 
-  void apply_watch(const watch_intent& intent, std::int32_t err) {
+  // Applies a reply's effect on the watch tables; returns whether it registered the request's watcher.
+  bool apply_watch(const watch_intent& intent, std::int32_t err) {
+    const auto add_if = [&](bool ok, watch_kind kind) {
+      if (ok) watches.add(kind, intent.path, intent.watcher);
+      return ok;
+    };
     switch (intent.effect) {
       case watch_effect::none:
-        return;
+        return false;
       case watch_effect::data:
-        if (err == 0) watches.add(watch_kind::data, intent.path, intent.watcher);
-        return;
+        return add_if(err == 0, watch_kind::data);
       case watch_effect::exists:
-        if (err == 0) watches.add(watch_kind::data, intent.path, intent.watcher);
-        if (err == static_cast<std::int32_t>(server_error::no_node)) {
-          watches.add(watch_kind::exist, intent.path, intent.watcher);
-        }
-        return;
+        // A watch on a missing node is registered too: it fires when the node is created.
+        return add_if(err == 0, watch_kind::data) ||
+               add_if(err == static_cast<std::int32_t>(server_error::no_node), watch_kind::exist);
       case watch_effect::child:
-        if (err == 0) watches.add(watch_kind::child, intent.path, intent.watcher);
-        return;
+        return add_if(err == 0, watch_kind::child);
       case watch_effect::persistent:
-        if (err == 0) watches.add(watch_kind::persistent, intent.path, intent.watcher);
-        return;
+        return add_if(err == 0, watch_kind::persistent);
       case watch_effect::recursive:
-        if (err == 0) watches.add(watch_kind::persistent_recursive, intent.path, intent.watcher);
-        return;
+        return add_if(err == 0, watch_kind::persistent_recursive);
       case watch_effect::remove:
-        if (err != 0) return;
+        if (err != 0) return false;
         removals.clear();
         watches.remove(intent.path, intent.remove_type, removals);
         for (const auto& [w, type] : removals) {
-          deliveries.push_back() =
-              delivery(watch_delivery{w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}});
+          deliveries.push_back() = delivery(watch_delivery{
+              w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}, !watches.registered(w)});
         }
-        return;
+        return false;
     }
+    return false;
   }
 
   // Returns false when the connection is gone and the remaining frames must not be looked at.
@@ -539,10 +541,10 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       return false;
     }
     if (from != origin::user || abandoned) return true;
-    apply_watch(intent_scratch, header.err);
+    const bool registered = apply_watch(intent_scratch, header.err);
     if (header.err == 0) session_detail::strip_chroot(cfg.chroot, rep.body);
     const std::error_code ec = error_from_wire(header.err);
-    complete(id, op, ec, std::move(rep));
+    deliveries.push_back() = delivery(completion{id, op, ec, std::move(rep), registered});
     return true;
   }
 };

@@ -26,7 +26,18 @@ std::string_view parent_of(std::string_view path) {
 
 void watch_registry::add(watch_kind kind, std::string_view path, watcher_id watcher) {
   auto& watchers = of(kind)[std::string(path)];
-  add_unique(watchers, watcher);
+  if (std::find(watchers.begin(), watchers.end(), watcher) != watchers.end()) return;
+  watchers.push_back(watcher);
+  ++registrations_[watcher];
+}
+
+bool watch_registry::registered(watcher_id watcher) const { return registrations_.contains(watcher); }
+
+void watch_registry::unregister(const std::vector<watcher_id>& watchers) {
+  for (const watcher_id w : watchers) {
+    auto it = registrations_.find(w);
+    if (it != registrations_.end() && --it->second == 0) registrations_.erase(it);
+  }
 }
 
 void watch_registry::route(event_type type, std::string_view path, std::vector<watcher_id>& out) {
@@ -35,6 +46,7 @@ void watch_registry::route(event_type type, std::string_view path, std::vector<w
     auto it = t.find(path);
     if (it == t.end()) return;
     for (const watcher_id w : it->second) add_unique(out, w);
+    unregister(it->second);
     t.erase(it);
   };
   switch (type) {
@@ -76,6 +88,7 @@ void watch_registry::remove(std::string_view path, watcher_type type,
       const std::pair<watcher_id, event_type> entry{w, removal};
       if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
     }
+    unregister(it->second);
     t.erase(it);
   };
   if (type == watcher_type::data || type == watcher_type::any) {
@@ -92,6 +105,7 @@ void watch_registry::remove(std::string_view path, watcher_type type,
 }
 
 void watch_registry::forget(watcher_id watcher) {
+  if (registrations_.erase(watcher) == 0) return;
   for (auto& t : tables_) {
     for (auto it = t.begin(); it != t.end();) {
       std::erase(it->second, watcher);
@@ -107,6 +121,7 @@ void watch_registry::take_all(std::vector<watcher_id>& out) {
     }
     t.clear();
   }
+  registrations_.clear();
 }
 
 bool watch_registry::empty() const noexcept {

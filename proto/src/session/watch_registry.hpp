@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,10 @@ class watch_registry {
  public:
   // Registers `watcher` for `kind` on `path`; registering the same pair twice keeps one entry.
   void add(watch_kind kind, std::string_view path, watcher_id watcher);
+
+  // Whether `watcher` has any registration left: false once its one-shot registrations fired, removeWatches
+  // removed them, or it was forgotten. A delivery that leaves it unregistered is its last one.
+  [[nodiscard]] bool registered(watcher_id watcher) const;
 
   // The watchers a server event reaches, each once, in registration-kind order (data, exist, child, persistent,
   // recursive from the path up). One-shot registrations that fire are removed.
@@ -56,7 +61,11 @@ class watch_registry {
   table& of(watch_kind kind) noexcept { return tables_.at(static_cast<std::size_t>(kind)); }
   [[nodiscard]] const table& of(watch_kind kind) const noexcept { return tables_.at(static_cast<std::size_t>(kind)); }
 
+  // Drops one registration of each watcher of `watchers` from the per-watcher counts.
+  void unregister(const std::vector<watcher_id>& watchers);
+
   std::array<table, 5> tables_;
+  std::unordered_map<watcher_id, std::size_t> registrations_;  // per watcher, its entries across the tables
 };
 
 }  // namespace zkwire::proto::session_detail

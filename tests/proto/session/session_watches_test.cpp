@@ -73,6 +73,72 @@ TEST(SessionWatches, ExistsOnNoNodeRegistersAnExistWatch) {
   EXPECT_EQ(watchers_of(h.watch_deliveries()), std::vector<watcher_id>{5});
 }
 
+// The completion says whether the reply registered the request's watcher, so that a driver keeps the user's
+// callback exactly as long as the engine keeps the watcher (the engine is the only owner of the rule).
+TEST(SessionWatches, CompletionSaysWhetherTheReplyRegisteredTheWatcher) {
+  harness h(config());
+  h.establish();
+  h.submit(op_code::get_data, get_data_request{"/a", true}, 1);
+  h.submit(op_code::get_data, get_data_request{"/b", true}, 2);
+  h.submit(op_code::exists, exists_request{"/c", true}, 3);
+  h.submit(op_code::exists, exists_request{"/d", true}, 4);
+  h.submit(op_code::get_data, get_data_request{"/e", false}, 0);
+  h.submit(op_code::add_watch, add_watch_request{"/f", add_watch_mode::persistent}, 6);
+  h.feed(reply_frame(1, 5, 0, get_data_response{}) + error_reply(2, 5, server_error::no_node) +
+         error_reply(3, 5, server_error::no_node) + error_reply(4, 5, server_error::no_auth) +
+         reply_frame(5, 5, 0, get_data_response{}) + reply_frame(6, 5, 0, error_response{0}));
+  const auto cs = h.completions();
+  ASSERT_EQ(cs.size(), 6U);
+  EXPECT_TRUE(cs[0].watch_registered) << "getData that succeeded";
+  EXPECT_FALSE(cs[1].watch_registered) << "getData on a missing node";
+  EXPECT_TRUE(cs[2].watch_registered) << "exists on a missing node still watches for its creation";
+  EXPECT_FALSE(cs[3].watch_registered) << "exists failing otherwise";
+  EXPECT_FALSE(cs[4].watch_registered) << "no watcher given";
+  EXPECT_TRUE(cs[5].watch_registered) << "addWatch";
+
+  // A request that never got its reply registered nothing either.
+  h.submit(op_code::get_data, get_data_request{"/g", true}, 7);
+  h.drop();
+  const auto lost = h.completions();
+  ASSERT_EQ(lost.size(), 1U);
+  EXPECT_EQ(lost[0].error, client_error::connection_loss);
+  EXPECT_FALSE(lost[0].watch_registered);
+}
+
+// watch_delivery::final marks a watcher's last delivery: one-shot events, removals and the session's end, but not
+// the events of a persistent watcher.
+TEST(SessionWatches, FinalMarksTheLastDeliveryOfAWatcher) {
+  harness h(config());
+  h.establish();
+  h.submit(op_code::get_data, get_data_request{"/a", true}, 1);
+  h.submit(op_code::add_watch, add_watch_request{"/a", add_watch_mode::persistent}, 2);
+  h.submit(op_code::add_watch, add_watch_request{"/", add_watch_mode::persistent_recursive}, 3);
+  h.feed(reply_frame(1, 5, 0, get_data_response{}) + reply_frame(2, 5, 0, error_response{0}) +
+         reply_frame(3, 5, 0, error_response{0}));
+  ASSERT_EQ(h.completions().size(), 3U);
+  h.feed(notification_frame(event_type::node_data_changed, "/a"));
+  auto ds = h.watch_deliveries();
+  ASSERT_EQ(watchers_of(ds), (std::vector<watcher_id>{1, 2, 3}));
+  EXPECT_TRUE(ds[0].final) << "the one-shot data watch fired";
+  EXPECT_FALSE(ds[1].final);
+  EXPECT_FALSE(ds[2].final);
+
+  h.submit(op_code::remove_watches, remove_watches_request{"/a", watcher_type::any});
+  h.feed(reply_frame(4, 6));
+  ds = h.watch_deliveries();
+  ASSERT_EQ(watchers_of(ds), std::vector<watcher_id>{2});
+  EXPECT_EQ(ds[0].event.type, event_type::persistent_watch_removed);
+  EXPECT_TRUE(ds[0].final);
+
+  h.s.close(h.now);
+  h.pump();
+  h.feed(reply_frame(5, 7));
+  ds = h.watch_deliveries();
+  ASSERT_EQ(watchers_of(ds), std::vector<watcher_id>{3});
+  EXPECT_TRUE(ds[0].final);
+  EXPECT_EQ(ds[0].error, client_error::closed);
+}
+
 TEST(SessionWatches, RoutingByEventType) {
   harness h(config());
   h.establish();

@@ -19,6 +19,30 @@ TEST(WatchRegistry, DuplicateRegistrationIsKeptOnce) {
   EXPECT_TRUE(r.empty());
 }
 
+TEST(WatchRegistry, RegisteredUntilTheLastRegistrationIsGone) {
+  watch_registry r;
+  r.add(watch_kind::data, "/a", 1);
+  r.add(watch_kind::child, "/a", 1);
+  r.add(watch_kind::persistent, "/p", 2);
+  r.add(watch_kind::exist, "/x", 3);
+  std::vector<watcher_id> out;
+  r.route(event_type::node_data_changed, "/a", out);
+  EXPECT_TRUE(r.registered(1)) << "its child watch is left";
+  r.route(event_type::node_children_changed, "/a", out);
+  EXPECT_FALSE(r.registered(1));
+  r.route(event_type::node_data_changed, "/p", out);
+  EXPECT_TRUE(r.registered(2)) << "persistent watches stay";
+  std::vector<std::pair<watcher_id, event_type>> removed;
+  r.remove("/p", watcher_type::any, removed);
+  EXPECT_FALSE(r.registered(2));
+  r.forget(3);
+  EXPECT_FALSE(r.registered(3));
+  EXPECT_TRUE(r.empty());
+  r.add(watch_kind::data, "/b", 4);
+  r.take_all(out);
+  EXPECT_FALSE(r.registered(4));
+}
+
 TEST(WatchRegistry, RecursiveOnRootSeesEverythingButChildren) {
   watch_registry r;
   r.add(watch_kind::persistent_recursive, "/", 9);

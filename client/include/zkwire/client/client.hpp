@@ -336,16 +336,15 @@ class client {
   // The same, and a one-shot watch: NodeCreated if it does not exist yet, else NodeDataChanged / NodeDeleted.
   template <class CompletionToken>
   auto async_exists(std::string path, watch_callback on_event, CompletionToken&& token) {
-    auto s = spec(proto::op_code::exists, proto::exists_request{path, true});
-    s.watch = detail::watch_registration{proto::watch_kind::exist, std::move(path), std::move(on_event), nullptr};
+    auto s = spec(proto::op_code::exists, proto::exists_request{std::move(path), true});
+    s.watch = detail::watch_registration{std::move(on_event), nullptr};
     return initiate<std::optional<zkwire::stat>>(token, std::move(s));
   }
   // Signature void(std::error_code, watched<std::optional<stat>>).
   template <class CompletionToken>
   auto async_exists_watch(std::string path, CompletionToken&& token) {
-    auto s = spec(proto::op_code::exists, proto::exists_request{path, true});
-    s.watch = detail::watch_registration{
-        proto::watch_kind::exist, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    auto s = spec(proto::op_code::exists, proto::exists_request{std::move(path), true});
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
     return initiate<watched<std::optional<zkwire::stat>>>(token, std::move(s));
   }
 
@@ -357,16 +356,15 @@ class client {
   // The same, and a one-shot watch (NodeDataChanged or NodeDeleted), armed only if the read succeeds.
   template <class CompletionToken>
   auto async_get(std::string path, watch_callback on_event, CompletionToken&& token) {
-    auto s = spec(proto::op_code::get_data, proto::get_data_request{path, true});
-    s.watch = detail::watch_registration{proto::watch_kind::data, std::move(path), std::move(on_event), nullptr};
+    auto s = spec(proto::op_code::get_data, proto::get_data_request{std::move(path), true});
+    s.watch = detail::watch_registration{std::move(on_event), nullptr};
     return initiate<get_result>(token, std::move(s));
   }
   // Signature void(std::error_code, watched<get_result>); co_await the watch's async_wait for the event.
   template <class CompletionToken>
   auto async_get_watch(std::string path, CompletionToken&& token) {
-    auto s = spec(proto::op_code::get_data, proto::get_data_request{path, true});
-    s.watch = detail::watch_registration{
-        proto::watch_kind::data, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    auto s = spec(proto::op_code::get_data, proto::get_data_request{std::move(path), true});
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
     return initiate<watched<get_result>>(token, std::move(s));
   }
 
@@ -386,16 +384,15 @@ class client {
   // The same, and a one-shot watch (NodeChildrenChanged or NodeDeleted), armed only if the read succeeds.
   template <class CompletionToken>
   auto async_get_children(std::string path, watch_callback on_event, CompletionToken&& token) {
-    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{path, true});
-    s.watch = detail::watch_registration{proto::watch_kind::child, std::move(path), std::move(on_event), nullptr};
+    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path), true});
+    s.watch = detail::watch_registration{std::move(on_event), nullptr};
     return initiate<children_result>(token, std::move(s));
   }
   // Signature void(std::error_code, watched<children_result>).
   template <class CompletionToken>
   auto async_get_children_watch(std::string path, CompletionToken&& token) {
-    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{path, true});
-    s.watch = detail::watch_registration{
-        proto::watch_kind::child, std::move(path), {}, std::make_shared<detail::watch_state>()};
+    auto s = spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path), true});
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
     return initiate<watched<children_result>>(token, std::move(s));
   }
 
@@ -443,10 +440,8 @@ class client {
   // same path from the same client.
   template <class CompletionToken>
   auto async_add_watch(std::string path, add_watch_mode mode, watch_callback on_event, CompletionToken&& token) {
-    auto s = spec(proto::op_code::add_watch, proto::add_watch_request{path, mode});
-    const auto kind = mode == add_watch_mode::persistent_recursive ? proto::watch_kind::persistent_recursive
-                                                                   : proto::watch_kind::persistent;
-    s.watch = detail::watch_registration{kind, std::move(path), std::move(on_event), nullptr};
+    auto s = spec(proto::op_code::add_watch, proto::add_watch_request{std::move(path), mode});
+    s.watch = detail::watch_registration{std::move(on_event), nullptr};
     return initiate<detail::no_result>(token, std::move(s));
   }
 

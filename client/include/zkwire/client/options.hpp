@@ -1,14 +1,18 @@
 #pragma once
-// Options of zkwire::client and zkwire::blocking_client. Plain values.
+// Options of zkwire::client and zkwire::blocking_client. Plain values, except the transport factory and the
+// clock, which tests and other transports (TLS) replace.
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "zkwire/client/clock.hpp"
+#include "zkwire/client/transport.hpp"
 #include "zkwire/jute/limits.hpp"
 
 namespace zkwire {
@@ -51,6 +55,10 @@ struct client_options {
   bool can_be_read_only = false;
   // Receives connection and session events; nothing is logged when empty.
   log_function logger;
+  // The byte stream to the servers (transport.hpp); empty: TCP (make_tcp_transport).
+  transport_factory transport;
+  // Where time comes from (clock.hpp); null: steady_clock_source(). A simulation shares one virtual clock.
+  std::shared_ptr<zkwire::clock> clock;
 };
 
 }  // namespace zkwire

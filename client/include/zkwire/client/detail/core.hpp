@@ -3,8 +3,10 @@
 // driver (client/src/client.cpp). Internal: everything here runs on the client's executor.
 
 #include <asio/any_io_executor.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -35,6 +37,16 @@ class pending_op {
   virtual void complete(proto::completion&& c) = 0;
   // Completes without an engine result (connect/close waiters, shutdown): with `post`, never inline.
   virtual void fail(std::error_code ec, bool post) = 0;
+
+  // One operation is allocated per request; these take its memory from a per-thread cache of blocks
+  // (client/src/op_memory.cpp), so that in steady state a request costs no heap allocation for it.
+  // Only the sized delete: with an unsized one in the class, a delete expression would pick that and lose the size.
+  // NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp)
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size) noexcept;
+  // NOLINTNEXTLINE(misc-new-delete-overloads,cert-dcl54-cpp)
+  static void* operator new(std::size_t size, std::align_val_t align);
+  static void operator delete(void* p, std::size_t size, std::align_val_t align) noexcept;
 };
 
 // A pending watch::async_wait.
@@ -56,23 +68,22 @@ struct watch_state {
   std::unique_ptr<event_waiter> waiter;
 };
 
-// A watcher to register with a request (getData/exists/getChildren2 with watch=true, addWatch).
+// The user's side of a watcher to register with a request (getData/exists/getChildren2 with watch=true,
+// addWatch). Its kind and path are the engine's: it derives them from the request.
 struct watch_registration {
-  proto::watch_kind kind = proto::watch_kind::data;
-  std::string path;                    // client path, for remove_watches
   watch_callback callback;             // either this ...
   std::shared_ptr<watch_state> state;  // ... or this
 };
 
 enum class wait_kind { connect, new_session, close };
 
-// --- implemented in client/src/client.cpp ---
+// --- implemented in client/src/client.cpp (the driver: client_impl.cpp) ---
 asio::any_io_executor executor_of(const client_impl& impl) noexcept;
 // Queues a request with the engine; the completion comes later through op->complete (or op->fail on shutdown).
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
                                 std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state);
-// removeWatches; on success also drops the local watchers of that path and kind, each with a final
-// *_watch_removed event.
+// removeWatches; on success the engine also drops the local watchers of that path and kind, each with a final
+// *_watch_removed event delivered before the completion.
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
                                        std::unique_ptr<pending_op> op_state);
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,

@@ -43,10 +43,13 @@
 // Watches: a watcher is a caller-chosen id (non-zero). getData/exists/getChildren(2) with watch=true and a watcher
 // id register it when the reply succeeds (exists: a data watch if the node exists, an exist watch on NONODE); the
 // server keeps one registration per path and kind, the engine fans each event out to every watcher of it. One-shot
-// watchers are removed when they fire. add_watch registers persistent or recursive watchers that fire until
-// removed. After a reconnect on the same session the engine re-arms every watch with SetWatches (SetWatches2 only
-// when persistent watches exist) in batches whose paths total at most config.set_watches_batch_bytes. When the
-// session ends (expiry, auth failure, close) every watcher gets one final delivery with the reason.
+// watchers are removed when they fire. completion::watch_registered says whether a reply registered the request's
+// watcher, watch_delivery::final whether a delivery was the watcher's last: a driver keeps only what belongs to
+// the user (the callback per watcher id) and drops it on either signal. add_watch registers persistent or recursive
+// watchers that fire until removed. After a reconnect on the same session the engine re-arms every watch with
+// SetWatches (SetWatches2 only when persistent watches exist) in batches whose paths total at most
+// config.set_watches_batch_bytes. When the session ends (expiry, auth failure, close) every watcher gets one final
+// delivery with the reason.
 //
 // Thread safety: none; one engine per session, driven from one thread or strand.
 
@@ -108,6 +111,9 @@ struct completion {
   op_code op = op_code::error;
   std::error_code error;
   reply result;
+  // The reply registered the watcher given to submit(): getData/getChildren(2)/addWatch on success, exists on
+  // success or NONODE. False for every other outcome (then the engine keeps nothing of that watcher).
+  bool watch_registered = false;
 };
 
 // A watch event for one watcher. For a one-shot watcher it is the only delivery. `event.path` has the chroot
@@ -117,6 +123,9 @@ struct watch_delivery {
   watcher_id watcher = 0;
   watcher_event event;
   std::error_code error;
+  // The watcher has no registration left and gets no further deliveries: a one-shot watch fired, removeWatches
+  // removed it, or the session ended. False for the events of a persistent or recursive watcher.
+  bool final = true;
 };
 
 struct state_change {

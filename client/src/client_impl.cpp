@@ -1,0 +1,385 @@
+// The driver loop: requests and waits in, the engine's wishes (connect, close, write, wake up) out to the
+// transport and the clock, and the engine's deliveries out to the completion handlers, watchers and listeners.
+
+#include "client_impl.hpp"
+
+#include <asio/error.hpp>
+#include <asio/post.hpp>
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+#include <variant>
+
+#include "zkwire/client/errors.hpp"
+
+namespace zkwire::detail {
+namespace {
+
+// Bytes asked of the engine per read: large enough for a burst of replies, small next to max_frame_size.
+constexpr std::size_t read_chunk = std::size_t{64} * 1024;
+
+std::string hex_session(std::int64_t id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<std::uint64_t>(id));
+  return buf;
+}
+
+proto::session_config make_config(const client_options& options, const connect_string& servers) {
+  proto::session_config config;
+  config.host_count = servers.hosts.size();
+  config.chroot = servers.chroot;
+  config.session_timeout = options.session_timeout;
+  config.connect_timeout = options.host_connect_timeout;
+  config.can_be_read_only = options.can_be_read_only;
+  config.shuffle_hosts = options.shuffle_hosts;
+  config.seed = options.seed;
+  config.max_frame_size = options.max_frame_size;
+  return config;
+}
+
+}  // namespace
+
+client_impl::client_impl(asio::any_io_executor executor, client_options options, connect_string servers)
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      servers_(std::move(servers)),
+      clock_(options_.clock ? options_.clock : steady_clock_source()),
+      engine_(make_config(options_, servers_)),
+      transport_(options_.transport ? options_.transport(executor_, *this) : make_tcp_transport(executor_, *this)),
+      // `this` is safe: the wakeup never fires once destroyed, and it is destroyed with this object.
+      timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })) {
+  if (!transport_) throw std::invalid_argument("client_options::transport returned no transport");
+}
+
+client_impl::~client_impl() {
+  // The transport and the timer go first: they must not report to a half-destroyed object.
+  timer_.reset();
+  transport_.reset();
+}
+
+// --- requests and waits -------------------------------------------------------------------------------------
+
+proto::request_id client_impl::start_request(proto::op_code op, proto::request_body body,
+                                             std::optional<watch_registration> watch,
+                                             std::unique_ptr<pending_op> op_state) {
+  ensure_started();
+  const proto::watcher_id watcher = watch ? watchers_.add(std::move(*watch)) : 0;
+  const auto id = engine_.submit(now(), op, std::move(body), watcher);
+  ops_.add(id, std::move(op_state), watcher);
+  schedule_pump();
+  return id;
+}
+
+proto::request_id client_impl::start_add_auth(std::string scheme, std::string credentials,
+                                              std::unique_ptr<pending_op> op_state) {
+  ensure_started();
+  const auto id = engine_.add_auth(now(), std::move(scheme), std::move(credentials));
+  ops_.add(id, std::move(op_state));
+  schedule_pump();
+  return id;
+}
+
+void client_impl::cancel(proto::request_id id) {
+  if (life_ == lifecycle::shut_down) return;
+  if (engine_.cancel(id)) log(log_level::debug, [&] { return "request " + std::to_string(id) + " cancelled"; });
+  schedule_pump();
+}
+
+std::uint64_t client_impl::start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state) {
+  const std::uint64_t id = waiters_.add(kind, std::move(op_state));
+  const auto state = engine_.state();
+  if (kind == wait_kind::close) {
+    if (state != session_state::closed && state != session_state::expired && state != session_state::auth_failed) {
+      log(log_level::info, [] { return std::string("closing the session"); });
+      engine_.close(now());
+    }
+  } else {
+    if (kind == wait_kind::new_session && (state == session_state::expired || state == session_state::auth_failed)) {
+      log(log_level::info, [] { return std::string("starting a new session"); });
+      engine_.new_session(now());
+    }
+    ensure_started();
+    const auto timeout = options_.connect_timeout.count() > 0 ? options_.connect_timeout : options_.session_timeout;
+    // `this` is safe: the wakeup is destroyed with the waiter, at the latest by shutdown() or the destructor.
+    auto wakeup = clock_->make_wakeup(executor_, [this, id] {
+      const auto self = shared_from_this();
+      expire_waiter(id);
+    });
+    wakeup->expires_at(now() + timeout);
+    waiters_.set_timeout(id, std::move(wakeup));
+  }
+  schedule_pump();
+  return id;
+}
+
+void client_impl::cancel_wait(std::uint64_t id) {
+  if (auto op = waiters_.take(id)) op->fail(proto::client_error::cancelled, true);
+}
+
+void client_impl::expire_waiter(std::uint64_t id) {
+  if (life_ == lifecycle::shut_down) return;
+  auto op = waiters_.take(id);
+  if (!op) return;
+  log(log_level::error, [&] {
+    return "no session within the connect timeout (state " + std::string(proto::session_state_name(engine_.state())) +
+           ")";
+  });
+  op->fail(client_errc::connect_timeout, false);
+}
+
+void client_impl::shutdown() noexcept {
+  if (life_ == lifecycle::shut_down) return;
+  life_ = lifecycle::shut_down;
+  listener_ = nullptr;
+  try {
+    // Observers learn that the client is gone before anything else (they must not call it from now on).
+    auto observers = std::move(observers_);
+    observers_.clear();
+    for (auto& [id, observer] : observers) {
+      observer(state_event{engine_.state(), session_state::closed, proto::client_error::closed});
+    }
+    close_connection();
+    timer_->cancel();
+    waiters_.fail_all(proto::client_error::closed);
+    for (auto& op : ops_.take_all()) op->fail(proto::client_error::closed, true);
+    watchers_.end_all(executor_, watch_event{event_type::none, keeper_state::closed, {}, proto::client_error::closed});
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing sensible to do in a destructor
+  }
+}
+
+std::uint64_t client_impl::add_observer(state_listener observer) {
+  const std::uint64_t id = next_observer_++;
+  observers_.emplace(id, std::move(observer));
+  return id;
+}
+
+void client_impl::ensure_started() {
+  if (life_ != lifecycle::idle) return;
+  life_ = lifecycle::running;
+  log(log_level::debug, [&] {
+    std::string text = "starting a session with ";
+    for (std::size_t i = 0; i < servers_.hosts.size(); ++i) {
+      if (i > 0) text += ',';
+      text += to_string(servers_.hosts[i]);
+    }
+    if (!servers_.chroot.empty()) text.append(" chroot ").append(servers_.chroot);
+    return text;
+  });
+  engine_.start(now());
+  for (const auto& c : options_.auth) engine_.add_auth(now(), c.scheme, c.credentials);
+}
+
+// --- the loop -----------------------------------------------------------------------------------------------
+
+void client_impl::schedule_pump() {
+  if (life_ == lifecycle::shut_down) return;
+  if (pumping_ != pumping::no) {
+    pumping_ = pumping::again;
+    return;
+  }
+  if (pump_posted_) return;
+  pump_posted_ = true;
+  asio::post(executor_, using_memory(pump_memory_, [self = shared_from_this()] {
+               self->pump_posted_ = false;
+               self->pump();
+             }));
+}
+
+// Acts on everything the engine asks for, until it asks for nothing more. Callers hold a reference to this object:
+// a handler run from here may destroy the client.
+void client_impl::pump() {
+  if (life_ == lifecycle::shut_down) return;
+  if (pumping_ != pumping::no) {
+    pumping_ = pumping::again;
+    return;
+  }
+  do {
+    pumping_ = pumping::yes;
+    if (engine_.take_close()) {
+      log(log_level::debug, [] { return std::string("closing the connection"); });
+      close_connection();
+    }
+    if (auto host = engine_.take_connect()) open_connection(*host);
+    if (link_ == link::open && !writing_) {
+      if (auto out = engine_.take_output()) start_write(*out);
+    }
+    while (life_ != lifecycle::shut_down) {
+      auto d = engine_.take_delivery();
+      if (!d) break;
+      deliver(std::move(*d));
+    }
+    if (life_ == lifecycle::shut_down) break;
+    waiters_.resolve(engine_.state());
+    arm_timer();
+  } while (pumping_ == pumping::again && life_ != lifecycle::shut_down);
+  pumping_ = pumping::no;
+}
+
+void client_impl::deliver(proto::delivery&& d) {
+  if (auto* c = std::get_if<proto::completion>(&d)) {
+    on_completion(std::move(*c));
+  } else if (auto* w = std::get_if<proto::watch_delivery>(&d)) {
+    watchers_.deliver(std::move(*w));
+  } else if (auto* s = std::get_if<proto::state_change>(&d)) {
+    on_state(*s);
+  }
+}
+
+void client_impl::on_completion(proto::completion&& c) {
+  auto [op, watcher] = ops_.take(c.id);
+  // The engine keeps nothing of a watcher its request did not register; neither does the client.
+  if (watcher != 0 && !c.watch_registered) watchers_.drop(watcher);
+  if (!op) {
+    if (c.error) {
+      log(log_level::debug, [&] {
+        return std::string(proto::op_code_name(c.op)) + " request " + std::to_string(c.id) + ": " + c.error.message();
+      });
+    }
+    return;
+  }
+  op->complete(std::move(c));
+}
+
+void client_impl::on_state(const proto::state_change& s) {
+  // Losing the connection or the session is worth a warning; every other transition is routine.
+  const bool trouble = s.to == session_state::suspended || s.to == session_state::lost ||
+                       s.to == session_state::expired || s.to == session_state::auth_failed;
+  log(trouble ? log_level::warning : log_level::info, [&] {
+    std::string text = "session ";
+    text += proto::session_state_name(s.from);
+    text += " -> ";
+    text += proto::session_state_name(s.to);
+    if (s.to == session_state::connected || s.to == session_state::connected_read_only) {
+      text += " (session " + hex_session(engine_.session_id()) + ", timeout " +
+              std::to_string(engine_.negotiated_timeout().count()) + " ms";
+      if (auto host = engine_.current_host(); host && *host < servers_.hosts.size()) {
+        text += ", " + to_string(servers_.hosts[*host]);
+      }
+      text += ")";
+    }
+    if (s.reason) text += ": " + s.reason.message();
+    return text;
+  });
+  if (listener_) {
+    const state_listener listener = listener_;  // it may replace itself
+    listener(state_event{s.from, s.to, s.reason});
+    if (life_ == lifecycle::shut_down) return;
+  }
+  if (!observers_.empty()) {
+    const auto observers = observers_;  // they may add or remove observers
+    for (const auto& [id, observer] : observers) {
+      if (!observers_.contains(id)) continue;  // removed by an earlier one
+      observer(state_event{s.from, s.to, s.reason});
+      if (life_ == lifecycle::shut_down) return;
+    }
+  }
+  waiters_.resolve(s.to);
+}
+
+void client_impl::arm_timer() {
+  const proto::time_point when = engine_.next_wakeup();
+  if (when == timer_expiry_) return;
+  // Every request and reply moves the engine's wakeup (ping and read timeout) a little later. Re-arming for each
+  // would cost a cancelled wait and a timerfd update per request; a timer armed for an earlier time is kept
+  // instead: it fires, the engine's tick finds nothing due yet (ticking early is allowed), and it is re-armed.
+  if (timer_expiry_ != proto::time_point::max() && when > timer_expiry_) return;
+  timer_expiry_ = when;
+  if (when == proto::time_point::max()) {
+    timer_->cancel();
+  } else {
+    timer_->expires_at(when);
+  }
+}
+
+void client_impl::on_timer() {
+  if (life_ == lifecycle::shut_down) return;
+  const auto self = shared_from_this();
+  timer_expiry_ = proto::time_point::max();
+  engine_.tick(now());
+  pump();
+}
+
+// --- the connection -----------------------------------------------------------------------------------------
+
+void client_impl::close_connection() noexcept {
+  transport_->close();
+  link_ = link::closed;
+  writing_ = false;
+}
+
+void client_impl::open_connection(std::size_t index) {
+  close_connection();
+  if (index >= servers_.hosts.size()) {
+    engine_.connect_failed(now(), proto::client_error::invalid_argument);
+    schedule_pump();
+    return;
+  }
+  const host_port& host = servers_.hosts[index];
+  log(log_level::debug, [&] { return "connecting to " + to_string(host); });
+  link_ = link::connecting;
+  transport_->async_connect(host);
+}
+
+void client_impl::on_connected(std::error_code ec) {
+  if (life_ == lifecycle::shut_down || link_ != link::connecting) return;
+  const auto self = shared_from_this();
+  if (ec) {
+    log(log_level::warning, [&] { return "connect failed: " + ec.message(); });
+    close_connection();
+    engine_.connect_failed(now(), ec);
+    pump();
+    return;
+  }
+  link_ = link::open;
+  engine_.connected(now());
+  start_read();
+  pump();
+}
+
+void client_impl::start_read() {
+  const std::span<char> space = engine_.prepare_read(read_chunk);
+  transport_->async_read_some(space);
+}
+
+void client_impl::on_read(std::error_code ec, std::size_t n) {
+  if (life_ == lifecycle::shut_down || link_ != link::open) return;
+  const auto self = shared_from_this();
+  if (ec) {
+    connection_error(ec);
+    return;
+  }
+  engine_.commit_read(now(), n);
+  pump();
+  // Still open means still the same connection: a new one cannot have been established from inside pump().
+  if (life_ != lifecycle::shut_down && link_ == link::open) start_read();
+}
+
+void client_impl::start_write(std::string_view bytes) {
+  writing_ = true;
+  transport_->async_write(std::span<const char>(bytes.data(), bytes.size()));
+}
+
+void client_impl::on_written(std::error_code ec) {
+  if (life_ == lifecycle::shut_down || link_ != link::open) return;
+  const auto self = shared_from_this();
+  writing_ = false;
+  if (ec) {
+    connection_error(ec);
+    return;
+  }
+  engine_.written(now());
+  pump();
+}
+
+void client_impl::connection_error(const std::error_code& error) {
+  log(log_level::warning, [&] {
+    return error == asio::error::eof ? std::string("the server closed the connection")
+                                     : "connection error: " + error.message();
+  });
+  close_connection();
+  engine_.disconnected(now(), error);
+  pump();
+}
+
+}  // namespace zkwire::detail

@@ -1,0 +1,105 @@
+#pragma once
+// The Asio driver of the session engine (the loop is described at the top of zkwire/proto/session/session.hpp):
+// one connection at a time through a transport (one read into prepare_read, one write of take_output), one
+// wakeup from the clock at next_wakeup, and the engine's deliveries turned into completion handler invocations.
+// Everything runs on the client's executor.
+
+#include <asio/any_io_executor.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "handler_memory.hpp"
+#include "pending_ops.hpp"
+#include "waiters.hpp"
+#include "watch_callbacks.hpp"
+#include "zkwire/client/client.hpp"
+#include "zkwire/client/clock.hpp"
+#include "zkwire/client/transport.hpp"
+
+namespace zkwire::detail {
+
+class client_impl final : public std::enable_shared_from_this<client_impl>, private transport_events {
+ public:
+  client_impl(asio::any_io_executor executor, client_options options, connect_string servers);
+  client_impl(const client_impl&) = delete;
+  client_impl& operator=(const client_impl&) = delete;
+  client_impl(client_impl&&) = delete;
+  client_impl& operator=(client_impl&&) = delete;
+  ~client_impl();
+
+  // --- called by the adapters (on the client's executor) ---
+  proto::request_id start_request(proto::op_code op, proto::request_body body, std::optional<watch_registration> watch,
+                                  std::unique_ptr<pending_op> op_state);
+  proto::request_id start_add_auth(std::string scheme, std::string credentials, std::unique_ptr<pending_op> op_state);
+  void cancel(proto::request_id id);
+  std::uint64_t start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state);
+  void cancel_wait(std::uint64_t id);
+  // The client object is going away: fail everything, drop the connection.
+  void shutdown() noexcept;
+
+  // --- observers ---
+  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
+  [[nodiscard]] const proto::session& engine() const noexcept { return engine_; }
+  [[nodiscard]] const connect_string& servers() const noexcept { return servers_; }
+  void set_listener(state_listener listener) { listener_ = std::move(listener); }
+  std::uint64_t add_observer(state_listener observer);
+  void remove_observer(std::uint64_t id) noexcept { observers_.erase(id); }
+
+ private:
+  enum class lifecycle { idle, running, shut_down };  // before the first operation; until shutdown()
+  enum class link { closed, connecting, open };       // the transport's connection; a read is outstanding when open
+  enum class pumping { no, yes, again };              // inside pump(); `again`: something asked for another round
+
+  template <class MakeMessage>
+  void log(log_level level, MakeMessage&& make) {
+    if (options_.logger) options_.logger(level, make());
+  }
+  [[nodiscard]] proto::time_point now() const { return clock_->now(); }
+
+  void ensure_started();
+  void schedule_pump();
+  void pump();
+  void deliver(proto::delivery&& d);
+  void on_completion(proto::completion&& c);
+  void on_state(const proto::state_change& s);
+  void expire_waiter(std::uint64_t id);
+  void arm_timer();
+  void on_timer();
+
+  // The connection.
+  void close_connection() noexcept;
+  void open_connection(std::size_t index);
+  void start_read();
+  void start_write(std::string_view bytes);
+  void connection_error(const std::error_code& error);
+  void on_connected(std::error_code ec) override;
+  void on_read(std::error_code ec, std::size_t n) override;
+  void on_written(std::error_code ec) override;
+
+  handler_memory pump_memory_;  // first: outlives the posted pump that uses it
+  asio::any_io_executor executor_;
+  client_options options_;
+  connect_string servers_;
+  std::shared_ptr<clock> clock_;
+  proto::session engine_;
+  std::unique_ptr<transport> transport_;
+  std::unique_ptr<wakeup> timer_;
+  proto::time_point timer_expiry_ = proto::time_point::max();
+  lifecycle life_ = lifecycle::idle;
+  link link_ = link::closed;
+  bool writing_ = false;      // take_output's bytes are being written
+  bool pump_posted_ = false;  // a pump is posted to the executor
+  pumping pumping_ = pumping::no;
+  pending_ops ops_;
+  watch_callbacks watchers_;
+  waiters waiters_;
+  state_listener listener_;
+  std::map<std::uint64_t, state_listener> observers_;
+  std::uint64_t next_observer_ = 1;
+};
+
+}  // namespace zkwire::detail

@@ -1,0 +1,255 @@
+// zkwire::client over the transport and clock seams: an in-memory connection to a server scripted with the proto
+// layer's encoders, and virtual time advanced by the test. Nothing here sleeps or opens a socket; every timing
+// below is virtual and exact.
+
+#include <gtest/gtest.h>
+
+#include <asio/io_context.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "harness.hpp"  // tests/proto/session: frame builders made with proto's encoders
+#include "sim/memory_transport.hpp"
+#include "sim/virtual_clock.hpp"
+#include "zkwire/client/client.hpp"
+#include "zkwire/client/errors.hpp"
+#include "zkwire/proto/frame_reader.hpp"
+
+namespace zkwire {
+namespace {
+
+using namespace std::chrono_literals;
+namespace pt = proto::test;
+using test::memory_network;
+using test::memory_server;
+using test::virtual_clock;
+
+constexpr std::int32_t negotiated_ms = 6000;
+
+// A ZooKeeper server played from the test: answers the handshake, pings and getData ("/a" holds "hello"), records
+// every request's op and the virtual time it arrived, and can be told to stop answering.
+struct scripted_server {
+  explicit scripted_server(std::shared_ptr<virtual_clock> c) : clock(std::move(c)) {}
+
+  std::shared_ptr<virtual_clock> clock;
+  bool answer = true;
+  std::vector<std::pair<proto::op_code, proto::time_point>> seen;
+  proto::frame_reader reader;
+  std::size_t connection = 0;
+  bool handshaken = false;
+  std::int64_t zxid = 10;
+
+  void operator()(memory_server& s) {
+    if (s.connections != connection) {  // a new connection: a new byte stream
+      connection = s.connections;
+      reader.reset();
+      handshaken = false;
+    }
+    reader.feed(s.take_received());
+    while (auto payload = reader.next()) {
+      if (!handshaken) {
+        proto::connect_request req;
+        ASSERT_FALSE(proto::decode_connect_request(*payload, req));
+        seen.emplace_back(proto::op_code::create_session, clock->now());
+        handshaken = true;
+        if (answer) s.send(pt::connect_response_frame(negotiated_ms, pt::session_a));
+        continue;
+      }
+      proto::request req;
+      ASSERT_FALSE(proto::decode_request(*payload, req));
+      seen.emplace_back(req.header.type, clock->now());
+      if (!answer) continue;
+      if (req.header.type == proto::op_code::ping) {
+        s.send(pt::ping_reply(zxid));
+      } else if (const auto* get = std::get_if<proto::get_data_request>(&req.body); get && get->path == "/a") {
+        s.send(pt::reply_frame(req.header.xid, ++zxid, 0, proto::get_data_response{std::string("hello"), {}}));
+      } else if (req.header.type == proto::op_code::add_watch) {
+        s.send(pt::reply_frame(req.header.xid, zxid, 0, proto::error_response{0}));
+      } else {
+        s.send(pt::error_reply(req.header.xid, zxid, proto::server_error::no_node));
+      }
+    }
+  }
+
+  [[nodiscard]] std::size_t count(proto::op_code op) const {
+    return static_cast<std::size_t>(
+        std::count_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == op; }));
+  }
+};
+
+class sim_client_test : public ::testing::Test {
+ protected:
+  client_options options(const std::string& servers) {
+    client_options o;
+    o.connect_string = servers;
+    o.session_timeout = std::chrono::milliseconds(negotiated_ms);
+    o.seed = 7;
+    o.clock = clock;
+    o.transport = net.factory();
+    return o;
+  }
+  memory_server& serve(const std::string& address, scripted_server& script) {
+    memory_server& s = net.add(address);
+    s.on_receive = [&script](memory_server& srv) { script(srv); };
+    return s;
+  }
+
+  std::shared_ptr<virtual_clock> clock = virtual_clock::make();
+  memory_network net;
+  asio::io_context io;
+};
+
+TEST_F(sim_client_test, HandshakeAndRequestCompleteWithoutTimePassing) {
+  scripted_server script(clock);
+  serve("10.0.0.1:2181", script);
+  client c(io.get_executor(), options("10.0.0.1:2181"));
+  const auto start = clock->now();
+
+  std::optional<std::error_code> connected;
+  std::optional<std::error_code> got_ec;
+  get_result got;
+  c.async_connect([&](std::error_code ec) { connected = ec; });
+  c.async_get("/a", [&](std::error_code ec, get_result r) {
+    got_ec = ec;
+    got = std::move(r);
+  });
+  virtual_clock::settle(io);
+
+  ASSERT_TRUE(connected.has_value());
+  EXPECT_FALSE(*connected);
+  EXPECT_EQ(c.state(), session_state::connected);
+  EXPECT_EQ(c.session_id(), pt::session_a);
+  EXPECT_EQ(c.session_timeout(), std::chrono::milliseconds(negotiated_ms));
+  ASSERT_TRUE(got_ec.has_value());
+  EXPECT_FALSE(*got_ec) << got_ec->message();
+  EXPECT_EQ(got.data, "hello");
+  EXPECT_EQ(script.count(proto::op_code::get_data), 1U);
+  EXPECT_EQ(clock->now(), start);  // the virtual clock moved only when the test moved it
+}
+
+TEST_F(sim_client_test, IdleSessionPingsAtOneThirdAndSuspendsAtTwoThirdsOfTheTimeout) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  client c(io.get_executor(), options("10.0.0.1:2181"));
+  std::vector<session_state> states;
+  c.set_state_listener([&](const state_event& e) { states.push_back(e.to); });
+  std::optional<std::error_code> connected;
+  c.async_connect([&](std::error_code ec) { connected = ec; });
+  virtual_clock::settle(io);
+  ASSERT_EQ(connected, std::error_code{});
+  const auto established = clock->now();
+
+  // Nothing is sent before T/3 of silence; the ping goes out at T/3 exactly and its reply keeps the session up.
+  clock->advance(io, 1999ms);
+  EXPECT_EQ(script.count(proto::op_code::ping), 0U);
+  clock->advance(io, 1ms);
+  ASSERT_EQ(script.count(proto::op_code::ping), 1U);
+  EXPECT_EQ(script.seen.back().second - established, 2000ms);
+  clock->advance(io, 10s);
+  EXPECT_EQ(c.state(), session_state::connected);
+  EXPECT_GE(script.count(proto::op_code::ping), 5U);
+
+  // The server goes silent (it still reads): 2T/3 after the last thing heard the connection is given up.
+  script.answer = false;
+  server.accepting = false;
+  const auto silent_from = clock->now();
+  clock->advance(io, 3999ms);
+  EXPECT_EQ(c.state(), session_state::connected);
+  clock->advance(io, 1ms);
+  EXPECT_EQ(c.state(), session_state::suspended);
+  EXPECT_LE(clock->now() - silent_from, 4000ms);
+  ASSERT_FALSE(states.empty());
+  EXPECT_EQ(states.back(), session_state::suspended);
+}
+
+// The client keeps a watcher's callback exactly as long as the engine keeps the watcher: exists on a missing node
+// registers (and fires once), getData on a missing node does not, a persistent watch fires until the end.
+TEST_F(sim_client_test, WatchCallbacksFollowTheEnginesRegistrations) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  auto c = std::make_unique<client>(io.get_executor(), options("10.0.0.1:2181"));
+  std::vector<watch_event> exist_events;
+  std::vector<watch_event> data_events;
+  std::vector<watch_event> persistent_events;
+  std::vector<std::error_code> results;
+  c->async_exists(
+      "/x", [&](const watch_event& e) { exist_events.push_back(e); },
+      [&](std::error_code ec, const std::optional<zkwire::stat>& st) {
+        results.push_back(ec);
+        EXPECT_FALSE(st.has_value());
+      });
+  c->async_get(
+      "/y", [&](const watch_event& e) { data_events.push_back(e); },
+      [&](std::error_code ec, const get_result& /*r*/) { results.push_back(ec); });
+  c->async_add_watch(
+      "/p", add_watch_mode::persistent, [&](const watch_event& e) { persistent_events.push_back(e); },
+      [&](std::error_code ec) { results.push_back(ec); });
+  virtual_clock::settle(io);
+  ASSERT_EQ(results.size(), 3U);
+  EXPECT_FALSE(results[0]) << "exists reports a missing node as nullopt";
+  EXPECT_EQ(results[1], proto::server_error::no_node);
+  EXPECT_FALSE(results[2]);
+
+  for (int i = 0; i < 2; ++i) {
+    server.send(pt::notification_frame(event_type::node_created, "/x") +
+                pt::notification_frame(event_type::node_created, "/y") +
+                pt::notification_frame(event_type::node_data_changed, "/p"));
+    virtual_clock::settle(io);
+  }
+  ASSERT_EQ(exist_events.size(), 1U) << "one-shot";
+  EXPECT_EQ(exist_events[0].type, event_type::node_created);
+  EXPECT_EQ(exist_events[0].path, "/x");
+  EXPECT_EQ(persistent_events.size(), 2U);
+
+  // Destroying the client ends every watcher it still holds: only the persistent one is left.
+  c.reset();
+  virtual_clock::settle(io);
+  EXPECT_TRUE(data_events.empty()) << "getData on a missing node registered nothing";
+  EXPECT_EQ(exist_events.size(), 1U);
+  ASSERT_EQ(persistent_events.size(), 3U);
+  EXPECT_EQ(persistent_events[2].type, event_type::none);
+  EXPECT_EQ(persistent_events[2].error, proto::client_error::closed);
+}
+
+TEST_F(sim_client_test, ConnectTimeoutFiresInVirtualTime) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  server.accepting = false;
+  auto o = options("10.0.0.1:2181");
+  o.connect_timeout = 3s;
+  client c(io.get_executor(), o);
+  std::optional<std::error_code> connected;
+  c.async_connect([&](std::error_code ec) { connected = ec; });
+  clock->advance(io, 2999ms);
+  EXPECT_FALSE(connected.has_value());
+  clock->advance(io, 1ms);
+  ASSERT_TRUE(connected.has_value());
+  EXPECT_EQ(*connected, client_errc::connect_timeout);
+  EXPECT_EQ(script.seen.size(), 0U);
+}
+
+TEST_F(sim_client_test, OneClockDrivesManyClients) {
+  std::vector<std::unique_ptr<scripted_server>> scripts;
+  std::vector<std::unique_ptr<client>> clients;
+  std::vector<int> done(3, 0);
+  for (int i = 0; i < 3; ++i) {
+    scripts.push_back(std::make_unique<scripted_server>(clock));
+    const std::string address = "10.0.0." + std::to_string(i + 1) + ":2181";
+    serve(address, *scripts.back());
+    clients.push_back(std::make_unique<client>(io.get_executor(), options(address)));
+    clients.back()->async_get("/a", [&done, i](std::error_code ec, const get_result& r) {
+      if (!ec && r.data == "hello") ++done[static_cast<std::size_t>(i)];
+    });
+  }
+  clock->advance(io, 2500ms);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(done[static_cast<std::size_t>(i)], 1);
+    EXPECT_EQ(scripts[static_cast<std::size_t>(i)]->count(proto::op_code::ping), 1U);  // each pinged at T/3
+  }
+}
+
+}  // namespace
+}  // namespace zkwire
