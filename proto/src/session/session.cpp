@@ -15,6 +15,7 @@
 #include "watch_registry.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
+#include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::proto {
@@ -52,36 +53,9 @@ constexpr time_point never = time_point::max();
 constexpr milliseconds min_connect_timeout{250};
 constexpr milliseconds expiry_slack{1000};  // tickTime bucketing of the server's expiry, at most a second here
 
-// Ops the engine sends on its own (ping, auth, setWatches, closeSession), ops a client never sends, check outside
-// a multi (a 3.8.0 server drops the connection) and sasl (its reply overtakes others, breaking FIFO matching).
 bool user_may_submit(op_code op) noexcept {
-  switch (op) {
-    case op_code::create:
-    case op_code::delete_:
-    case op_code::exists:
-    case op_code::get_data:
-    case op_code::set_data:
-    case op_code::get_acl:
-    case op_code::set_acl:
-    case op_code::get_children:
-    case op_code::sync:
-    case op_code::get_children2:
-    case op_code::multi:
-    case op_code::create2:
-    case op_code::reconfig:
-    case op_code::check_watches:
-    case op_code::remove_watches:
-    case op_code::create_container:
-    case op_code::create_ttl:
-    case op_code::multi_read:
-    case op_code::get_ephemerals:
-    case op_code::get_all_children_number:
-    case op_code::add_watch:
-    case op_code::who_am_i:
-      return true;
-    default:
-      return false;
-  }
+  const op_traits* t = find_op_traits(op);
+  return t != nullptr && t->user_submittable;
 }
 
 void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
