@@ -179,6 +179,47 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   [[nodiscard]] milliseconds read_timeout() const { return timeout * 2 / 3; }
   [[nodiscard]] milliseconds ping_interval() const { return timeout / 3; }
 
+  // Every timer of the engine, `never` where it does not apply. tick() acts on the ones due and next_wakeup()
+  // reports the earliest, both from this one computation, so the driver is never woken for nothing nor missed.
+  struct deadlines {
+    time_point reconnect = never;     // paced: start the next connection attempt
+    time_point attempt = never;       // connecting or handshaking: give up on this host
+    time_point close = never;         // closing: stop waiting for closeSession's reply
+    time_point read = never;          // established: nothing received for too long
+    time_point ping = never;          // established and idle (not while closing): send a ping
+    time_point session_lost = never;  // suspended: the server has expired the session by now, surely
+
+    [[nodiscard]] time_point earliest() const noexcept {
+      return std::min({reconnect, attempt, close, read, ping, session_lost});
+    }
+  };
+
+  [[nodiscard]] deadlines timers() const noexcept {
+    deadlines d;
+    switch (ph) {
+      case phase::paced:
+        d.reconnect = reconnect_at;
+        break;
+      case phase::connecting:
+      case phase::handshaking:
+        d.attempt = attempt_deadline;
+        break;
+      case phase::established:
+        d.read = last_recv + read_timeout();
+        if (closing) {
+          d.close = close_deadline;
+        } else {
+          d.ping = last_send + ping_interval();
+        }
+        break;
+      case phase::idle:
+      case phase::terminal:
+        break;
+    }
+    if (st == session_state::suspended) d.session_lost = last_write + timeout + expiry_slack;
+    return d;
+  }
+
   [[nodiscard]] bool connection_open() const {
     return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
   }
@@ -597,29 +638,20 @@ void session::disconnected(time_point now, std::error_code error) {
 
 void session::tick(time_point now) {
   auto& m = *impl_;
-  switch (m.ph) {
-    case impl::phase::paced:
-      if (now >= m.reconnect_at) m.begin_attempt(now);
-      break;
-    case impl::phase::connecting:
-    case impl::phase::handshaking:
-      if (now >= m.attempt_deadline) m.connection_lost(now, client_error::operation_timeout, true);
-      break;
-    case impl::phase::established:
-      if (m.closing && now >= m.close_deadline) {
-        m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
-      } else if (now >= m.last_recv + m.read_timeout()) {
-        m.connection_lost(now, client_error::operation_timeout, true);
-      } else if (!m.closing && now >= m.last_send + m.ping_interval()) {
-        m.send_ping(now);
-      }
-      break;
-    default:
-      break;
+  const impl::deadlines due = m.timers();
+  if (now >= due.reconnect) {
+    m.begin_attempt(now);
+  } else if (now >= due.attempt) {
+    m.connection_lost(now, client_error::operation_timeout, true);
+  } else if (now >= due.close) {
+    m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+  } else if (now >= due.read) {
+    m.connection_lost(now, client_error::operation_timeout, true);
+  } else if (now >= due.ping) {
+    m.send_ping(now);
   }
-  if (m.st == session_state::suspended && now >= m.last_write + m.timeout + expiry_slack) {
-    m.set_state(session_state::lost, m.drop_reason);
-  }
+  // Again: losing the connection just now makes the session suspended, and it may be overdue already.
+  if (now >= m.timers().session_lost) m.set_state(session_state::lost, m.drop_reason);
 }
 
 request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher) {
@@ -767,31 +799,7 @@ std::optional<delivery> session::take_delivery() {
   return d;
 }
 
-time_point session::next_wakeup() const noexcept {
-  const auto& m = *impl_;
-  time_point at = never;
-  switch (m.ph) {
-    case impl::phase::paced:
-      at = m.reconnect_at;
-      break;
-    case impl::phase::connecting:
-    case impl::phase::handshaking:
-      at = m.attempt_deadline;
-      break;
-    case impl::phase::established:
-      at = m.last_recv + m.read_timeout();
-      if (m.closing) {
-        at = std::min(at, m.close_deadline);
-      } else {
-        at = std::min(at, m.last_send + m.ping_interval());
-      }
-      break;
-    default:
-      break;
-  }
-  if (m.st == session_state::suspended) at = std::min(at, m.last_write + m.timeout + expiry_slack);
-  return at;
-}
+time_point session::next_wakeup() const noexcept { return impl_->timers().earliest(); }
 
 session_state session::state() const noexcept { return impl_->st; }
 std::int64_t session::session_id() const noexcept { return impl_->session_id; }
