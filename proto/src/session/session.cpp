@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -363,10 +365,12 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     }
   }
 
+  // Queues a request the engine sends on its own. Returns the encoder's error (nothing is queued then): the
+  // caller owns the consequence, since no user request stands behind the frame.
   template <class Body>
-  void send_internal(time_point now, op_code op, const Body& body, origin from) {
+  [[nodiscard]] std::error_code send_internal(time_point now, op_code op, const Body& body, origin from) {
     const std::int32_t xid = next_xid;
-    if (encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return;
+    if (auto ec = encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return ec;
     take_xid();
     sent_request& s = pending.sent().push_back();
     s.xid = xid;
@@ -377,6 +381,32 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     s.send_time = now;
     s.watch.effect = watch_effect::none;
     last_send = now;
+    return {};
+  }
+
+  // A SetWatches batch that cannot be encoded (a path near the size limit, which fit its getData but not the
+  // larger SetWatches frame) cannot re-arm its watches: they end here, each watcher told why, instead of
+  // silently never firing again.
+  template <class Batch>
+  void set_watches_failed(const Batch& batch, std::error_code ec) {
+    const auto end_watches = [&](const std::vector<std::string>& paths) {
+      for (const auto& server_path : paths) {
+        const std::string path = cfg.chroot.empty() ? server_path : proto::strip_chroot(cfg.chroot, server_path);
+        removals.clear();
+        watches.remove(path, watcher_type::any, removals);
+        for (const auto& removal : removals) {
+          deliveries.push_back() = delivery(
+              watch_delivery{removal.first, watcher_event{event_type::none, keeper_state::sync_connected, path}, ec});
+        }
+      }
+    };
+    end_watches(batch.data_watches);
+    end_watches(batch.exist_watches);
+    end_watches(batch.child_watches);
+    if constexpr (std::is_same_v<Batch, set_watches2>) {
+      end_watches(batch.persistent_watches);
+      end_watches(batch.persistent_recursive_watches);
+    }
   }
 
   void write_queued(time_point now, queued_request& q) {
@@ -429,9 +459,13 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     if (!watches.empty()) {
       for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {
         if (const auto* sw = std::get_if<set_watches>(&batch)) {
-          send_internal(now, op_code::set_watches, *sw, origin::set_watches);
+          if (auto ec = send_internal(now, op_code::set_watches, *sw, origin::set_watches)) {
+            set_watches_failed(*sw, ec);
+          }
         } else if (const auto* sw2 = std::get_if<set_watches2>(&batch)) {
-          send_internal(now, op_code::set_watches2, *sw2, origin::set_watches);
+          if (auto ec = send_internal(now, op_code::set_watches2, *sw2, origin::set_watches)) {
+            set_watches_failed(*sw2, ec);
+          }
         }
       }
     }
@@ -759,9 +793,12 @@ void session::close(time_point now) {
   if (m.ph == impl::phase::established) {
     m.closing = true;
     m.fail_queued(client_error::closed);
-    m.send_internal(now, op_code::close_session, no_body{}, origin::close_session);
-    m.close_deadline = now + m.read_timeout();
-    return;
+    if (!m.send_internal(now, op_code::close_session, no_body{}, origin::close_session)) {
+      m.close_deadline = now + m.read_timeout();
+      return;
+    }
+    // closeSession cannot even be encoded (a max_request_size below its 8 bytes): end the session here; the
+    // server expires it.
   }
   m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
 }
