@@ -10,6 +10,7 @@
 //
 // Thread safety: constant data; use from any thread.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -174,12 +175,14 @@ constexpr std::int32_t max_op_value = [] {
   return m;
 }();
 
-// Row index by wire value - min_op_value, -1 for values not in the table: a lookup costs one bounds check.
+// Row index by wire value - min_op_value, no_row for values not in the table: a lookup costs one bounds check.
+constexpr std::uint8_t no_row = 0xff;
+static_assert(op_table.size() < no_row);
 constexpr auto op_index = [] {
-  std::array<std::int8_t, static_cast<std::size_t>(max_op_value - min_op_value + 1)> index{};
-  for (auto& i : index) i = -1;
+  std::array<std::uint8_t, static_cast<std::size_t>(max_op_value - min_op_value + 1)> index{};
+  for (auto& i : index) i = no_row;
   for (std::size_t r = 0; r < op_table.size(); ++r) {
-    index[static_cast<std::size_t>(op_value(op_table[r].op) - min_op_value)] = static_cast<std::int8_t>(r);
+    index[static_cast<std::size_t>(op_value(op_table[r].op) - min_op_value)] = static_cast<std::uint8_t>(r);
   }
   return index;
 }();
@@ -214,18 +217,14 @@ constexpr bool special_xids_unique_and_negative() {
   return true;
 }
 
-constexpr bool rows_consistent() {
-  for (const auto& t : op_table) {
-    const bool sendable = t.request_body != std::variant_npos;
-    if (t.user_submittable && (!sendable || t.response_body == std::variant_npos || t.special_xid != 0)) {
-      return false;
-    }
-    if (t.in_multi != multi_use::none && t.multi_op_body == std::variant_npos) return false;
-    if (t.in_multi == multi_use::none && t.multi_op_body != std::variant_npos) return false;
-    if (!sendable && t.path != op_path::none) return false;
-  }
-  return true;
+constexpr bool row_consistent(const op_traits& t) {
+  const bool sendable = t.request_body != std::variant_npos;
+  if (t.user_submittable && (!sendable || t.response_body == std::variant_npos || t.special_xid != 0)) return false;
+  if ((t.in_multi != multi_use::none) != (t.multi_op_body != std::variant_npos)) return false;
+  return sendable || t.path == op_path::none;
 }
+
+constexpr bool rows_consistent() { return std::all_of(op_table.begin(), op_table.end(), row_consistent); }
 
 static_assert(each_op_once(), "op_table must hold every op_code exactly once");
 static_assert(names_unique(), "op_table names must be unique and not \"unknown\"");
@@ -238,8 +237,8 @@ static_assert(rows_consistent(), "op_table row facts contradict each other");
 constexpr const op_traits* find_op_traits(op_code op) noexcept {
   const std::int32_t v = detail::op_value(op);
   if (v < detail::min_op_value || v > detail::max_op_value) return nullptr;
-  const std::int8_t r = detail::op_index[static_cast<std::size_t>(v - detail::min_op_value)];
-  return r < 0 ? nullptr : &op_table[static_cast<std::size_t>(r)];
+  const std::uint8_t r = detail::op_index[static_cast<std::size_t>(v - detail::min_op_value)];
+  return r == detail::no_row ? nullptr : &op_table[r];
 }
 
 static_assert(find_op_traits(op_code::get_data)->name == "getData");
