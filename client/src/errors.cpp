@@ -7,7 +7,7 @@
 namespace zkwire {
 namespace {
 
-class client_category_impl final : public std::error_category {
+class client_errc_category_impl final : public std::error_category {
  public:
   [[nodiscard]] const char* name() const noexcept override { return "zkwire.client"; }
   [[nodiscard]] std::string message(int value) const override {
@@ -24,12 +24,26 @@ class client_category_impl final : public std::error_category {
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }
+
+  // This layer's share of the conditions (proto's condition category cannot know these codes).
+  [[nodiscard]] bool equivalent(int value, const std::error_condition& cond) const noexcept override {
+    switch (static_cast<client_errc>(value)) {
+      case client_errc::connect_timeout:
+        return cond == condition::timeout;
+      case client_errc::invalid_connect_string:
+        return cond == condition::invalid_argument;
+      case client_errc::already_waiting:
+      case client_errc::no_watch:
+        break;
+    }
+    return std::error_category::equivalent(value, cond);
+  }
 };
 
 }  // namespace
 
-const std::error_category& client_category() noexcept {
-  static const client_category_impl category;
+const std::error_category& client_errc_category() noexcept {
+  static const client_errc_category_impl category;
   return category;
 }
 

@@ -6,6 +6,7 @@
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/headers.hpp"
 #include "zkwire/proto/message.hpp"
+#include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/opcodes.hpp"
 
 namespace zkwire::faults {
@@ -16,30 +17,8 @@ using proto::op_code;
 
 // Ops whose request body starts with a ustring path (getEphemerals: its prefix).
 bool body_starts_with_path(op_code op) noexcept {
-  switch (op) {
-    case op_code::create:
-    case op_code::delete_:
-    case op_code::exists:
-    case op_code::get_data:
-    case op_code::set_data:
-    case op_code::get_acl:
-    case op_code::set_acl:
-    case op_code::get_children:
-    case op_code::sync:
-    case op_code::get_children2:
-    case op_code::check:
-    case op_code::create2:
-    case op_code::check_watches:
-    case op_code::remove_watches:
-    case op_code::create_container:
-    case op_code::create_ttl:
-    case op_code::get_ephemerals:
-    case op_code::get_all_children_number:
-    case op_code::add_watch:
-      return true;
-    default:
-      return false;
-  }
+  const proto::op_traits* t = proto::find_op_traits(op);
+  return t != nullptr && t->path != proto::op_path::none;
 }
 
 // The first path of a request body: the body's own, or for multi/multiRead the first op's. Only the path is

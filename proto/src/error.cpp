@@ -78,7 +78,7 @@ class server_category_impl final : public std::error_category {
   }
 };
 
-class client_category_impl final : public std::error_category {
+class client_error_category_impl final : public std::error_category {
  public:
   [[nodiscard]] const char* name() const noexcept override { return "zkwire"; }
 
@@ -115,6 +115,90 @@ class client_category_impl final : public std::error_category {
   }
 };
 
+bool server_code_is(int value, condition c) noexcept {
+  switch (static_cast<server_error>(value)) {
+    case server_error::connection_loss:
+      return c == condition::connection_loss;
+    case server_error::operation_timeout:
+      return c == condition::connection_loss || c == condition::timeout;
+    case server_error::request_timeout:
+      return c == condition::timeout;
+    case server_error::session_expired:
+      return c == condition::session_ended || c == condition::session_expired;
+    case server_error::auth_failed:
+    case server_error::session_closed_require_sasl_auth:
+      return c == condition::session_ended;
+    case server_error::bad_arguments:
+      return c == condition::invalid_argument;
+    default:
+      return false;
+  }
+}
+
+bool client_code_is(int value, condition c) noexcept {
+  switch (static_cast<client_error>(value)) {
+    case client_error::connection_loss:
+      return c == condition::connection_loss;
+    case client_error::operation_timeout:
+      return c == condition::connection_loss || c == condition::timeout;
+    case client_error::session_expired:
+      return c == condition::session_ended || c == condition::session_expired;
+    case client_error::closed:
+      return c == condition::session_ended;
+    case client_error::cancelled:
+      return c == condition::cancelled;
+    case client_error::frame_too_large:
+    case client_error::protocol_violation:
+    case client_error::truncated_frame:
+      return c == condition::protocol_violation;
+    case client_error::invalid_path:
+    case client_error::invalid_argument:
+      return c == condition::invalid_argument;
+    case client_error::request_too_large:
+      return false;
+  }
+  return false;
+}
+
+// The codes of the other categories ask here whether they match a condition; the Asio layer's category answers
+// for its own codes (its equivalent() override), since this layer does not know it.
+class condition_category_impl final : public std::error_category {
+ public:
+  [[nodiscard]] const char* name() const noexcept override { return "zkwire.condition"; }
+
+  [[nodiscard]] std::string message(int value) const override {
+    switch (static_cast<condition>(value)) {
+      case condition::connection_loss:
+        return "connection loss: the outcome of the request is unknown";
+      case condition::timeout:
+        return "timeout";
+      case condition::session_ended:
+        return "the session ended: expired, authentication failed or closed";
+      case condition::session_expired:
+        return "session expired";
+      case condition::cancelled:
+        return "cancelled";
+      case condition::protocol_violation:
+        return "protocol violation";
+      case condition::invalid_argument:
+        return "invalid argument";
+    }
+    return "unknown zkwire condition " + std::to_string(value);
+  }
+
+  [[nodiscard]] bool equivalent(const std::error_code& code, int value) const noexcept override {
+    const auto c = static_cast<condition>(value);
+    if (code.category() == server_category()) return server_code_is(code.value(), c);
+    if (code.category() == client_error_category()) return client_code_is(code.value(), c);
+    if (code.category() == jute::category()) {
+      // value_too_large is the writer's error: about what we tried to send, not what we received.
+      return c == condition::protocol_violation && code.value() != static_cast<int>(jute::error::value_too_large);
+    }
+    if (c == condition::cancelled) return code == std::errc::operation_canceled;
+    return false;
+  }
+};
+
 }  // namespace
 
 const std::error_category& server_category() noexcept {
@@ -122,8 +206,13 @@ const std::error_category& server_category() noexcept {
   return instance;
 }
 
-const std::error_category& client_category() noexcept {
-  static const client_category_impl instance;
+const std::error_category& client_error_category() noexcept {
+  static const client_error_category_impl instance;
+  return instance;
+}
+
+const std::error_category& condition_category() noexcept {
+  static const condition_category_impl instance;
   return instance;
 }
 
@@ -132,39 +221,10 @@ std::string_view server_error_name(std::int32_t err) noexcept {
   return "UNKNOWN";
 }
 
-bool is_session_fatal(const std::error_code& ec) noexcept {
-  if (ec.category() == server_category()) {
-    const auto e = static_cast<server_error>(ec.value());
-    return e == server_error::session_expired || e == server_error::auth_failed ||
-           e == server_error::session_closed_require_sasl_auth;
-  }
-  if (ec.category() == client_category()) {
-    const auto e = static_cast<client_error>(ec.value());
-    return e == client_error::session_expired || e == client_error::closed;
-  }
-  return false;
-}
+bool is_session_fatal(const std::error_code& ec) noexcept { return ec == condition::session_ended; }
 
-bool is_connection_loss(const std::error_code& ec) noexcept {
-  if (ec.category() == server_category()) {
-    const auto e = static_cast<server_error>(ec.value());
-    return e == server_error::connection_loss || e == server_error::operation_timeout;
-  }
-  if (ec.category() == client_category()) {
-    const auto e = static_cast<client_error>(ec.value());
-    return e == client_error::connection_loss || e == client_error::operation_timeout;
-  }
-  return false;
-}
+bool is_connection_loss(const std::error_code& ec) noexcept { return ec == condition::connection_loss; }
 
-bool is_protocol_violation(const std::error_code& ec) noexcept {
-  if (ec.category() == client_category()) {
-    const auto e = static_cast<client_error>(ec.value());
-    return e == client_error::protocol_violation || e == client_error::truncated_frame ||
-           e == client_error::frame_too_large;
-  }
-  // value_too_large is the writer's error: it is about what we tried to send, not what we received.
-  return ec.category() == jute::category() && ec.value() != static_cast<int>(jute::error::value_too_large);
-}
+bool is_protocol_violation(const std::error_code& ec) noexcept { return ec == condition::protocol_violation; }
 
 }  // namespace zkwire::proto

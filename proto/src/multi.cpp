@@ -6,56 +6,23 @@
 #include "zkwire/proto/detail/variant.hpp"
 #include "zkwire/proto/error.hpp"
 #include "zkwire/proto/headers.hpp"
+#include "zkwire/proto/op_traits.hpp"
 
 namespace zkwire::proto {
 namespace {
 
-using detail::index_of_v;
-
 // The multi_op_body alternative an op type carries, or nullopt for a type that cannot appear in a multi.
 std::optional<std::size_t> op_body_index(op_code type) noexcept {
-  switch (type) {
-    case op_code::create:
-    case op_code::create2:
-    case op_code::create_container:
-      return index_of_v<create_request, multi_op_body>;
-    case op_code::create_ttl:
-      return index_of_v<create_ttl_request, multi_op_body>;
-    case op_code::delete_:
-      return index_of_v<delete_request, multi_op_body>;
-    case op_code::set_data:
-      return index_of_v<set_data_request, multi_op_body>;
-    case op_code::check:
-      return index_of_v<check_version_request, multi_op_body>;
-    case op_code::get_children:
-      return index_of_v<get_children_request, multi_op_body>;
-    case op_code::get_data:
-      return index_of_v<get_data_request, multi_op_body>;
-    default:
-      return std::nullopt;
-  }
+  const op_traits* t = find_op_traits(type);
+  if (t == nullptr || t->multi_op_body == std::variant_npos) return std::nullopt;
+  return t->multi_op_body;
 }
 
 // The multi_result_body alternative a result type carries, or nullopt for a type no server sends as a result.
 std::optional<std::size_t> result_body_index(op_code type) noexcept {
-  switch (type) {
-    case op_code::error:
-    case op_code::delete_:
-    case op_code::check:
-      return index_of_v<no_body, multi_result_body>;
-    case op_code::create:
-      return index_of_v<create_response, multi_result_body>;
-    case op_code::create2:
-      return index_of_v<create2_response, multi_result_body>;
-    case op_code::set_data:
-      return index_of_v<set_data_response, multi_result_body>;
-    case op_code::get_children:
-      return index_of_v<get_children_response, multi_result_body>;
-    case op_code::get_data:
-      return index_of_v<get_data_response, multi_result_body>;
-    default:
-      return std::nullopt;
-  }
+  const op_traits* t = find_op_traits(type);
+  if (t == nullptr || t->multi_result_body == std::variant_npos) return std::nullopt;
+  return t->multi_result_body;
 }
 
 bool body_fits(const multi_op& op) noexcept { return op_body_index(op.type) == op.body.index(); }

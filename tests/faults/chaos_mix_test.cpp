@@ -46,7 +46,7 @@ constexpr const char* mix_rules[] = {
 bool is_clear_error(const std::error_code& ec) {
   if (!ec) return true;
   if (ec.category() == proto::server_category()) return true;
-  if (ec.category() != proto::client_category()) return false;
+  if (ec.category() != proto::client_error_category()) return false;
   switch (static_cast<client_error>(ec.value())) {
     case client_error::connection_loss:
     case client_error::session_expired:

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <map>
+#include <set>
 #include <string>
 
 #include "zkwire/proto/proto.hpp"
@@ -98,12 +101,12 @@ TEST(client_errors, category_and_messages) {
   }
   EXPECT_EQ(std::error_code(client_error::connection_loss).message(),
             "connection lost: the outcome of the request is unknown; read back or retry");
-  EXPECT_EQ(std::error_code(99, client_category()).message(), "unknown zkwire error 99");
+  EXPECT_EQ(std::error_code(99, client_error_category()).message(), "unknown zkwire error 99");
 }
 
 TEST(client_errors, categories_are_distinct) {
   EXPECT_NE(std::error_code(client_error::connection_loss), std::error_code(server_error::connection_loss));
-  EXPECT_NE(&server_category(), &client_category());
+  EXPECT_NE(&server_category(), &client_error_category());
   EXPECT_EQ(&server_category(), &error_from_wire(-101).category());
 }
 
@@ -141,6 +144,102 @@ TEST(classification, protocol_violation) {
   EXPECT_FALSE(is_protocol_violation(client_error::request_too_large));
   EXPECT_FALSE(is_protocol_violation(server_error::marshalling_error));
   EXPECT_FALSE(is_protocol_violation({}));
+}
+
+// --- conditions: every code of every category against every condition ---------------------------------------
+
+const condition all_conditions[] = {condition::connection_loss, condition::timeout,   condition::session_ended,
+                                    condition::session_expired, condition::cancelled, condition::protocol_violation,
+                                    condition::invalid_argument};
+
+std::set<condition> conditions_of(const std::error_code& ec) {
+  std::set<condition> out;
+  for (const condition c : all_conditions) {
+    if (ec == c) out.insert(c);
+  }
+  return out;
+}
+
+TEST(conditions, every_server_code) {
+  using c = condition;
+  const std::map<server_error, std::set<condition>> expected = {
+      {server_error::connection_loss, {c::connection_loss}},
+      {server_error::operation_timeout, {c::connection_loss, c::timeout}},
+      {server_error::request_timeout, {c::timeout}},
+      {server_error::session_expired, {c::session_ended, c::session_expired}},
+      {server_error::auth_failed, {c::session_ended}},
+      {server_error::session_closed_require_sasl_auth, {c::session_ended}},
+      {server_error::bad_arguments, {c::invalid_argument}},
+  };
+  for (const auto& code : server_codes) {
+    const auto it = expected.find(code.code);
+    EXPECT_EQ(conditions_of(code.code), it == expected.end() ? std::set<condition>{} : it->second) << code.name;
+  }
+  EXPECT_TRUE(conditions_of(error_from_wire(-126)).empty()) << "an unknown server code matches nothing";
+}
+
+TEST(conditions, every_client_error) {
+  using c = condition;
+  const std::map<client_error, std::set<condition>> expected = {
+      {client_error::connection_loss, {c::connection_loss}},
+      {client_error::session_expired, {c::session_ended, c::session_expired}},
+      {client_error::closed, {c::session_ended}},
+      {client_error::operation_timeout, {c::connection_loss, c::timeout}},
+      {client_error::cancelled, {c::cancelled}},
+      {client_error::frame_too_large, {c::protocol_violation}},
+      {client_error::request_too_large, {}},
+      {client_error::protocol_violation, {c::protocol_violation}},
+      {client_error::truncated_frame, {c::protocol_violation}},
+      {client_error::invalid_path, {c::invalid_argument}},
+      {client_error::invalid_argument, {c::invalid_argument}},
+  };
+  for (int v = 1; v <= static_cast<int>(client_error::invalid_argument); ++v) {
+    const auto e = static_cast<client_error>(v);
+    ASSERT_EQ(expected.count(e), 1U) << "a client_error without an expected mapping: " << v;
+    EXPECT_EQ(conditions_of(e), expected.at(e)) << std::error_code(e).message();
+  }
+  EXPECT_TRUE(conditions_of(std::error_code(99, client_error_category())).empty());
+}
+
+TEST(conditions, jute_errors_are_protocol_violations_except_the_writers) {
+  for (int v = 1; v <= static_cast<int>(jute::error::invalid_value); ++v) {
+    const auto e = static_cast<jute::error>(v);
+    const std::set<condition> expected =
+        e == jute::error::value_too_large ? std::set<condition>{} : std::set<condition>{condition::protocol_violation};
+    EXPECT_EQ(conditions_of(e), expected) << v;
+  }
+}
+
+TEST(conditions, other_categories) {
+  EXPECT_EQ(conditions_of(std::make_error_code(std::errc::operation_canceled)),
+            std::set<condition>{condition::cancelled});
+  EXPECT_EQ(conditions_of(std::error_code(ECANCELED, std::system_category())),
+            std::set<condition>{condition::cancelled})
+      << "Asio's operation_aborted";
+  EXPECT_TRUE(conditions_of(std::make_error_code(std::errc::connection_reset)).empty());
+  EXPECT_TRUE(conditions_of(std::make_error_code(std::errc::timed_out)).empty());
+  EXPECT_TRUE(conditions_of(std::error_code(-4, std::generic_category())).empty());
+  EXPECT_TRUE(conditions_of({}).empty());
+}
+
+TEST(conditions, category_and_messages) {
+  for (const condition c : all_conditions) {
+    const std::error_condition cond = c;
+    EXPECT_STREQ(cond.category().name(), "zkwire.condition");
+    EXPECT_EQ(cond.message().find("unknown zkwire condition"), std::string::npos) << cond.message();
+  }
+  EXPECT_NE(&condition_category(), &client_error_category());
+  EXPECT_NE(&condition_category(), &server_category());
+}
+
+TEST(conditions, predicates_agree) {
+  for (int v = -130; v <= 12; ++v) {
+    for (const std::error_code ec : {error_from_wire(v), std::error_code(v, client_error_category())}) {
+      EXPECT_EQ(is_connection_loss(ec), ec == condition::connection_loss) << ec.message();
+      EXPECT_EQ(is_session_fatal(ec), ec == condition::session_ended) << ec.message();
+      EXPECT_EQ(is_protocol_violation(ec), ec == condition::protocol_violation) << ec.message();
+    }
+  }
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ using proto::client_error;
 using proto::server_error;
 
 bool is_server(const std::error_code& ec) noexcept { return ec.category() == proto::server_category(); }
-bool is_engine(const std::error_code& ec) noexcept { return ec.category() == proto::client_category(); }
-bool is_driver(const std::error_code& ec) noexcept { return ec.category() == zkwire::client_category(); }
+bool is_engine(const std::error_code& ec) noexcept { return ec.category() == proto::client_error_category(); }
+bool is_driver(const std::error_code& ec) noexcept { return ec.category() == zkwire::client_errc_category(); }
 
 }  // namespace
 

@@ -4,16 +4,12 @@
 #include <type_traits>
 
 #include "zkwire/proto/create_mode.hpp"
+#include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::proto::session_detail {
 
 namespace {
-
-template <class T>
-concept has_path = requires(T& v) {
-  { v.path } -> std::convertible_to<std::string&>;
-};
 
 template <class T>
 bool sequential_of(const T& v) {
@@ -32,7 +28,7 @@ std::error_code apply_one(std::string_view chroot, T& v) {
     for (auto& op : v.ops) {
       if (auto ec = std::visit([&](auto& inner) { return apply_one(chroot, inner); }, op.body)) return ec;
     }
-  } else if constexpr (has_path<T>) {
+  } else if constexpr (detail::path_of<T>() == op_path::path) {
     if (auto ec = validate_path(v.path, sequential_of(v))) return ec;
     if (!no_chroot(chroot)) v.path = prepend_chroot(chroot, v.path);
   }
@@ -50,9 +46,7 @@ std::string_view request_path(const request_body& body) {
   return std::visit(
       [](const auto& v) -> std::string_view {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, get_data_request> || std::is_same_v<T, exists_request> ||
-                      std::is_same_v<T, get_children_request> || std::is_same_v<T, get_children2_request> ||
-                      std::is_same_v<T, add_watch_request> || std::is_same_v<T, remove_watches_request>) {
+        if constexpr (detail::path_of<T>() == op_path::path) {
           return v.path;
         } else {
           return {};

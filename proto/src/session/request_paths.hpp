@@ -13,7 +13,8 @@ namespace zkwire::proto::session_detail {
 // to each. client_error::invalid_path for the first bad one, with `body` possibly half converted.
 std::error_code apply_chroot(std::string_view chroot, request_body& body);
 
-// The client path a request with a watch or a removeWatches acts on (already validated), or "" if none.
+// The client path of a request body (op_path::path in op_traits; already validated), or "" if it has none: the
+// path a watch or a removeWatches acts on.
 std::string_view request_path(const request_body& body);
 
 // Strips `chroot` from the server paths of a result: create, create2, sync and the create results of a multi.

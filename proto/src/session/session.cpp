@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "watch_registry.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
+#include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::proto {
@@ -52,36 +55,9 @@ constexpr time_point never = time_point::max();
 constexpr milliseconds min_connect_timeout{250};
 constexpr milliseconds expiry_slack{1000};  // tickTime bucketing of the server's expiry, at most a second here
 
-// Ops the engine sends on its own (ping, auth, setWatches, closeSession), ops a client never sends, check outside
-// a multi (a 3.8.0 server drops the connection) and sasl (its reply overtakes others, breaking FIFO matching).
 bool user_may_submit(op_code op) noexcept {
-  switch (op) {
-    case op_code::create:
-    case op_code::delete_:
-    case op_code::exists:
-    case op_code::get_data:
-    case op_code::set_data:
-    case op_code::get_acl:
-    case op_code::set_acl:
-    case op_code::get_children:
-    case op_code::sync:
-    case op_code::get_children2:
-    case op_code::multi:
-    case op_code::create2:
-    case op_code::reconfig:
-    case op_code::check_watches:
-    case op_code::remove_watches:
-    case op_code::create_container:
-    case op_code::create_ttl:
-    case op_code::multi_read:
-    case op_code::get_ephemerals:
-    case op_code::get_all_children_number:
-    case op_code::add_watch:
-    case op_code::who_am_i:
-      return true;
-    default:
-      return false;
-  }
+  const op_traits* t = find_op_traits(op);
+  return t != nullptr && t->user_submittable;
 }
 
 void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
@@ -204,6 +180,47 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   }
   [[nodiscard]] milliseconds read_timeout() const { return timeout * 2 / 3; }
   [[nodiscard]] milliseconds ping_interval() const { return timeout / 3; }
+
+  // Every timer of the engine, `never` where it does not apply. tick() acts on the ones due and next_wakeup()
+  // reports the earliest, both from this one computation, so the driver is never woken for nothing nor missed.
+  struct deadlines {
+    time_point reconnect = never;     // paced: start the next connection attempt
+    time_point attempt = never;       // connecting or handshaking: give up on this host
+    time_point close = never;         // closing: stop waiting for closeSession's reply
+    time_point read = never;          // established: nothing received for too long
+    time_point ping = never;          // established and idle (not while closing): send a ping
+    time_point session_lost = never;  // suspended: the server has expired the session by now, surely
+
+    [[nodiscard]] time_point earliest() const noexcept {
+      return std::min({reconnect, attempt, close, read, ping, session_lost});
+    }
+  };
+
+  [[nodiscard]] deadlines timers() const noexcept {
+    deadlines d;
+    switch (ph) {
+      case phase::paced:
+        d.reconnect = reconnect_at;
+        break;
+      case phase::connecting:
+      case phase::handshaking:
+        d.attempt = attempt_deadline;
+        break;
+      case phase::established:
+        d.read = last_recv + read_timeout();
+        if (closing) {
+          d.close = close_deadline;
+        } else {
+          d.ping = last_send + ping_interval();
+        }
+        break;
+      case phase::idle:
+      case phase::terminal:
+        break;
+    }
+    if (st == session_state::suspended) d.session_lost = last_write + timeout + expiry_slack;
+    return d;
+  }
 
   [[nodiscard]] bool connection_open() const {
     return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
@@ -348,10 +365,12 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     }
   }
 
+  // Queues a request the engine sends on its own. Returns the encoder's error (nothing is queued then): the
+  // caller owns the consequence, since no user request stands behind the frame.
   template <class Body>
-  void send_internal(time_point now, op_code op, const Body& body, origin from) {
+  [[nodiscard]] std::error_code send_internal(time_point now, op_code op, const Body& body, origin from) {
     const std::int32_t xid = next_xid;
-    if (encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return;
+    if (auto ec = encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return ec;
     take_xid();
     sent_request& s = pending.sent().push_back();
     s.xid = xid;
@@ -362,6 +381,32 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     s.send_time = now;
     s.watch.effect = watch_effect::none;
     last_send = now;
+    return {};
+  }
+
+  // A SetWatches batch that cannot be encoded (a path near the size limit, which fit its getData but not the
+  // larger SetWatches frame) cannot re-arm its watches: they end here, each watcher told why, instead of
+  // silently never firing again.
+  template <class Batch>
+  void set_watches_failed(const Batch& batch, std::error_code ec) {
+    const auto end_watches = [&](const std::vector<std::string>& paths) {
+      for (const auto& server_path : paths) {
+        const std::string path = cfg.chroot.empty() ? server_path : proto::strip_chroot(cfg.chroot, server_path);
+        removals.clear();
+        watches.remove(path, watcher_type::any, removals);
+        for (const auto& removal : removals) {
+          deliveries.push_back() = delivery(
+              watch_delivery{removal.first, watcher_event{event_type::none, keeper_state::sync_connected, path}, ec});
+        }
+      }
+    };
+    end_watches(batch.data_watches);
+    end_watches(batch.exist_watches);
+    end_watches(batch.child_watches);
+    if constexpr (std::is_same_v<Batch, set_watches2>) {
+      end_watches(batch.persistent_watches);
+      end_watches(batch.persistent_recursive_watches);
+    }
   }
 
   void write_queued(time_point now, queued_request& q) {
@@ -414,9 +459,13 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     if (!watches.empty()) {
       for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {
         if (const auto* sw = std::get_if<set_watches>(&batch)) {
-          send_internal(now, op_code::set_watches, *sw, origin::set_watches);
+          if (auto ec = send_internal(now, op_code::set_watches, *sw, origin::set_watches)) {
+            set_watches_failed(*sw, ec);
+          }
         } else if (const auto* sw2 = std::get_if<set_watches2>(&batch)) {
-          send_internal(now, op_code::set_watches2, *sw2, origin::set_watches);
+          if (auto ec = send_internal(now, op_code::set_watches2, *sw2, origin::set_watches)) {
+            set_watches_failed(*sw2, ec);
+          }
         }
       }
     }
@@ -625,29 +674,20 @@ void session::disconnected(time_point now, std::error_code error) {
 
 void session::tick(time_point now) {
   auto& m = *impl_;
-  switch (m.ph) {
-    case impl::phase::paced:
-      if (now >= m.reconnect_at) m.begin_attempt(now);
-      break;
-    case impl::phase::connecting:
-    case impl::phase::handshaking:
-      if (now >= m.attempt_deadline) m.connection_lost(now, client_error::operation_timeout, true);
-      break;
-    case impl::phase::established:
-      if (m.closing && now >= m.close_deadline) {
-        m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
-      } else if (now >= m.last_recv + m.read_timeout()) {
-        m.connection_lost(now, client_error::operation_timeout, true);
-      } else if (!m.closing && now >= m.last_send + m.ping_interval()) {
-        m.send_ping(now);
-      }
-      break;
-    default:
-      break;
+  const impl::deadlines due = m.timers();
+  if (now >= due.reconnect) {
+    m.begin_attempt(now);
+  } else if (now >= due.attempt) {
+    m.connection_lost(now, client_error::operation_timeout, true);
+  } else if (now >= due.close) {
+    m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+  } else if (now >= due.read) {
+    m.connection_lost(now, client_error::operation_timeout, true);
+  } else if (now >= due.ping) {
+    m.send_ping(now);
   }
-  if (m.st == session_state::suspended && now >= m.last_write + m.timeout + expiry_slack) {
-    m.set_state(session_state::lost, m.drop_reason);
-  }
+  // Again: losing the connection just now makes the session suspended, and it may be overdue already.
+  if (now >= m.timers().session_lost) m.set_state(session_state::lost, m.drop_reason);
 }
 
 request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher) {
@@ -755,9 +795,12 @@ void session::close(time_point now) {
   if (m.ph == impl::phase::established) {
     m.closing = true;
     m.fail_queued(client_error::closed);
-    m.send_internal(now, op_code::close_session, no_body{}, origin::close_session);
-    m.close_deadline = now + m.read_timeout();
-    return;
+    if (!m.send_internal(now, op_code::close_session, no_body{}, origin::close_session)) {
+      m.close_deadline = now + m.read_timeout();
+      return;
+    }
+    // closeSession cannot even be encoded (a max_request_size below its 8 bytes): end the session here; the
+    // server expires it.
   }
   m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
 }
@@ -795,31 +838,7 @@ std::optional<delivery> session::take_delivery() {
   return d;
 }
 
-time_point session::next_wakeup() const noexcept {
-  const auto& m = *impl_;
-  time_point at = never;
-  switch (m.ph) {
-    case impl::phase::paced:
-      at = m.reconnect_at;
-      break;
-    case impl::phase::connecting:
-    case impl::phase::handshaking:
-      at = m.attempt_deadline;
-      break;
-    case impl::phase::established:
-      at = m.last_recv + m.read_timeout();
-      if (m.closing) {
-        at = std::min(at, m.close_deadline);
-      } else {
-        at = std::min(at, m.last_send + m.ping_interval());
-      }
-      break;
-    default:
-      break;
-  }
-  if (m.st == session_state::suspended) at = std::min(at, m.last_write + m.timeout + expiry_slack);
-  return at;
-}
+time_point session::next_wakeup() const noexcept { return impl_->timers().earliest(); }
 
 session_state session::state() const noexcept { return impl_->st; }
 std::int64_t session::session_id() const noexcept { return impl_->session_id; }

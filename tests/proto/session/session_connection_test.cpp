@@ -249,6 +249,36 @@ TEST(SessionTimers, PacingWithSeededJitterAfterAFullRound) {
   EXPECT_GT(seen.size(), 1U) << "the jitter depends on the seed";
 }
 
+TEST(SessionTimers, NextWakeupIsTheEarliestDeadlineOfEachPhase) {
+  harness h(config(2, 6000ms));  // T / 2 hosts = 3 s per attempt
+  EXPECT_EQ(h.s.next_wakeup(), time_point::max()) << "not started: nothing to wait for";
+  h.start();
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 3000ms) << "connecting: the attempt deadline";
+  h.advance(1000ms);
+  h.connect_ok();
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 3000ms) << "handshaking: still the same attempt";
+  h.take_wire();
+  h.advance(500ms);
+  h.feed(connect_response_frame(6000));
+  // The ConnectRequest went out at t0 + 1 s: idle for T/3 = 2 s from then. Nothing received for 2T/3 = 4 s from
+  // t0 + 1.5 s is later.
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 3000ms) << "established: the ping";
+  h.advance(1500ms);  // t0 + 3 s
+  EXPECT_EQ(h.take_wire(), ping_frame());
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 5000ms) << "the next ping, before the read timeout at t0 + 5.5 s";
+  h.s.close(h.now);
+  h.pump();
+  EXPECT_EQ(h.take_wire(), request_frame(1, op_code::close_session, no_body{}));
+  // Closing: no more pings; the read timeout (t0 + 5.5 s) comes before the close deadline (t0 + 7 s).
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 5500ms) << "closing: the read timeout";
+  h.advance(2499ms);
+  EXPECT_TRUE(h.wire.empty()) << "no ping while closing";
+  EXPECT_EQ(h.s.state(), session_state::connected);
+  h.advance(1ms);
+  EXPECT_EQ(h.s.state(), session_state::closed);
+  EXPECT_EQ(h.s.next_wakeup(), time_point::max()) << "closed: nothing to wait for";
+}
+
 TEST(SessionTimers, ShuffledHostOrderIsAPermutationFixedBySeed) {
   const auto order = [](std::uint64_t seed) {
     session_config c;

@@ -250,6 +250,48 @@ TEST(SessionWatches, SetWatchesRearmsWithCatchUpEventsBeforeItsReply) {
   EXPECT_EQ(std::get<completion>(h.got[1]).id, queued);
 }
 
+TEST(SessionWatches, SetWatchesTooLargeToEncodeEndsItsWatchesWithTheError) {
+  auto c = config();
+  const std::string long_path = "/" + std::string(99, 'x');
+  c.max_request_size = long_path.size() + 20;  // its getData (13 + n bytes) fits, a SetWatches (32 + n) does not
+  c.set_watches_batch_bytes = 1;               // each path in a batch of its own
+  harness h(c);
+  h.establish();
+  h.submit(op_code::get_data, get_data_request{long_path, true}, 1);
+  h.submit(op_code::get_data, get_data_request{"/short", true}, 2);
+  h.feed(reply_frame(1, 5, 0, get_data_response{}) + reply_frame(2, 6, 0, get_data_response{}));
+  EXPECT_EQ(h.completions().size(), 2U);
+  h.drop();
+  h.connect_ok();
+  h.take_wire();
+  h.feed(connect_response_frame(6000));
+  EXPECT_EQ(h.take_wire(), request_frame(3, op_code::set_watches, set_watches{6, {"/short"}, {}, {}}));
+  const auto ended = h.watch_deliveries();
+  ASSERT_EQ(ended.size(), 1U);
+  EXPECT_EQ(ended[0].watcher, 1U);
+  EXPECT_EQ(ended[0].error, client_error::request_too_large);
+  EXPECT_EQ(ended[0].event.type, event_type::none);
+  EXPECT_EQ(ended[0].event.path, long_path);
+  h.feed(reply_frame(3, 7));
+  h.feed(notification_frame(event_type::node_data_changed, long_path));
+  EXPECT_TRUE(h.watch_deliveries().empty()) << "the watch that could not be re-armed is gone";
+  h.feed(notification_frame(event_type::node_data_changed, "/short"));
+  EXPECT_EQ(watchers_of(h.watch_deliveries()), std::vector<watcher_id>{2}) << "the re-armed one still fires";
+}
+
+TEST(SessionRequests, CloseSessionThatCannotBeEncodedEndsTheSessionAtOnce) {
+  auto c = config();
+  c.max_request_size = 4;  // below closeSession's 8 bytes; everything else fails too
+  harness h(c);
+  h.establish();
+  h.s.close(h.now);
+  h.pump();
+  EXPECT_TRUE(h.wire.empty());
+  EXPECT_EQ(h.s.state(), session_state::closed);
+  EXPECT_EQ(h.s.next_wakeup(), time_point::max());
+  EXPECT_EQ(h.closes, 1);
+}
+
 TEST(SessionWatches, SetWatchesBatchesUnderTheLimitAndSetWatches2OnlyWithPersistent) {
   auto c = config();
   c.set_watches_batch_bytes = 100;

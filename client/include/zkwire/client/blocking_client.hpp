@@ -72,6 +72,9 @@ class blocking_client {
   void set_state_listener(state_listener listener);
 
   create_result create(const std::string& path, const std::string& data, const create_options& options = {});
+  create_result create(const std::string& path, const std::string& data, create_mode mode) {
+    return create(path, data, create_options::with_mode(mode));
+  }
   void remove(const std::string& path, std::int32_t version = any_version);
   std::optional<stat> exists(const std::string& path);
   std::optional<stat> exists(const std::string& path, watch_callback on_event);

@@ -31,7 +31,18 @@
 //   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
 //   node_exists, bad_version, not_empty, no_auth, invalid_acl, bad_arguments, ...); conditions detected by the
 //   engine in the "zkwire" category (client_error::connection_loss, cancelled, closed, session_expired,
-//   invalid_path, invalid_argument, ...); and client_errc for the few conditions of this layer.
+//   invalid_path, invalid_argument, ...); and client_errc for the few conditions of this layer. To decide on an
+//   error, compare it with a zkwire::condition: `ec == zkwire::condition::connection_loss` (outcome unknown),
+//   session_ended, timeout, cancelled, ... (the table is in zkwire/proto/error.hpp).
+//
+// Coroutines on GCC 12
+//   GCC 12 (Debian 12's compiler) destroys a braced temporary of a co_await expression twice when the awaited
+//   operation throws: `co_await c.async_create(p, d, create_options{...}, asio::use_awaitable)` inside `try` on a
+//   node that exists is a double free. Keep braced temporaries out of co_await expressions: the common calls need
+//   none (async_create(path, data, token), async_create(path, data, create_mode::ephemeral, token), and named
+//   options such as create_options::ephemeral_sequential(), a function's return value, which GCC destroys once);
+//   for anything else, build the options in a named variable first and pass that. Plain strings, paths built
+//   with +, and other function results are not affected.
 //
 // Lifetimes
 //   Paths, data and other arguments are copied before the initiating function returns. When the client is closed
@@ -309,13 +320,21 @@ class client {
   // Creates a node. Signature void(std::error_code, create_result). Errors: NODEEXISTS, NONODE (no parent),
   // NOCHILDRENFOREPHEMERALS, INVALIDACL (empty ACL, or auth ACL without credentials), NOAUTH, BADARGUMENTS,
   // UNIMPLEMENTED (TTL without extendedTypesEnabled), client_error::invalid_path / invalid_argument.
+  // The forms without options or with a create_mode need no braced temporary (see "Coroutines on GCC 12"); a
+  // literal `{}` in the options position picks the create_mode form (persistent, open ACL): same meaning.
   template <class CompletionToken>
   auto async_create(std::string path, std::string data, const create_options& options, CompletionToken&& token) {
     return initiate<create_result>(token, make_create(std::move(path), std::move(data), options));
   }
   template <class CompletionToken>
+  auto async_create(std::string path, std::string data, create_mode mode, CompletionToken&& token) {
+    return initiate<create_result>(token,
+                                   make_create(std::move(path), std::move(data), create_options::with_mode(mode)));
+  }
+  template <class CompletionToken>
   auto async_create(std::string path, std::string data, CompletionToken&& token) {
-    return async_create(std::move(path), std::move(data), create_options{}, std::forward<CompletionToken>(token));
+    return async_create(std::move(path), std::move(data), create_mode::persistent,
+                        std::forward<CompletionToken>(token));
   }
 
   // Deletes a node (version any_version: whatever it is). Signature void(std::error_code).

@@ -1,8 +1,14 @@
 #pragma once
-// Errors of the client layer (category "zkwire.client"). Operation results use proto's two categories
-// (zkwire/proto/error.hpp): "zookeeper" for server codes with their wire values and "zkwire" for conditions the
-// session engine detects (connection loss, cancelled, closed, expired, invalid path, ...). The codes here are the
-// few conditions only the Asio driver knows about.
+// Errors of the Asio client layer: client_errc (category "zkwire.client", client_errc_category()), the few
+// conditions only this layer knows about. Operation results use proto's two categories (zkwire/proto/error.hpp):
+// "zookeeper" for server codes with their wire values (server_error) and "zkwire" for what zkwire detects on the
+// client side (client_error: connection loss, cancelled, closed, expired, invalid path, ...).
+//
+// To decide on an error, compare it with a condition rather than listing codes of each category:
+//   if (ec == zkwire::condition::connection_loss) ...   // outcome unknown: read back or retry
+//   if (ec == zkwire::condition::session_ended) ...     // create a new session
+// The table of conditions is in zkwire/proto/error.hpp; client_errc::connect_timeout is a condition::timeout and
+// client_errc::invalid_connect_string a condition::invalid_argument.
 //
 // Thread safety: the category is an immutable singleton; use it from any thread.
 
@@ -20,12 +26,18 @@ enum class client_errc : int {
                            // operation that would have armed it failed)
 };
 
-const std::error_category& client_category() noexcept;  // name "zkwire.client"
+const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"
 
-inline std::error_code make_error_code(client_errc e) noexcept { return {static_cast<int>(e), client_category()}; }
+// The old name of client_errc_category(), which proto's client_error category also had.
+[[deprecated("renamed client_errc_category()")]] inline const std::error_category& client_category() noexcept {
+  return client_errc_category();
+}
 
-// Re-exported helpers of the protocol layer, for callers that only include the client headers.
+inline std::error_code make_error_code(client_errc e) noexcept { return {static_cast<int>(e), client_errc_category()}; }
+
+// Re-exported names of the protocol layer, for callers that only include the client headers.
 using proto::client_error;
+using proto::condition;
 using proto::is_connection_loss;
 using proto::is_session_fatal;
 using proto::server_error;

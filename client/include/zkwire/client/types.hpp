@@ -47,6 +47,25 @@ struct create_options {
   std::int64_t ttl = -1;
   // Store null data instead of the bytes given (getData then reports null_data).
   bool null_data = false;
+
+  // Named options (open ACL), so that a call needs no braced temporary: see "Coroutines on GCC 12" in client.hpp.
+  static create_options with_mode(create_mode mode) {
+    create_options options;
+    options.mode = mode;
+    return options;
+  }
+  static create_options persistent() { return with_mode(create_mode::persistent); }
+  static create_options ephemeral() { return with_mode(create_mode::ephemeral); }
+  static create_options persistent_sequential() { return with_mode(create_mode::persistent_sequential); }
+  static create_options ephemeral_sequential() { return with_mode(create_mode::ephemeral_sequential); }
+  static create_options container() { return with_mode(create_mode::container); }
+  // persistent_with_ttl, or persistent_sequential_with_ttl with `sequential`.
+  static create_options with_ttl(std::int64_t ttl_ms, bool sequential = false) {
+    create_options options =
+        with_mode(sequential ? create_mode::persistent_sequential_with_ttl : create_mode::persistent_with_ttl);
+    options.ttl = ttl_ms;
+    return options;
+  }
 };
 
 struct create_result {

@@ -1,11 +1,30 @@
 #pragma once
 // Errors as std::error_code, in two categories (docs/design.md#errors):
-//  - "zookeeper": codes the server sends in ReplyHeader.err or multi results, with their wire values
-//    (KeeperException.Code, docs/protocol.md#error-codes). A value missing from server_error still converts; its
+//  - "zookeeper" (server_category()): codes the server sends in ReplyHeader.err or multi results, with their wire
+//    values (KeeperException.Code, docs/protocol.md#error-codes). A value missing from server_error still converts; its
 //    message is "unknown ZooKeeper error N".
-//  - "zkwire": conditions the client detects itself (connection loss, timeouts, malformed frames, bad arguments).
+//  - "zkwire" (client_error_category()): client_error, what zkwire itself detects on the client side (connection
+//    loss, timeouts, malformed frames, bad arguments), whatever layer reports it.
 // Decoders may also return zkwire::jute errors (category "zkwire.jute") for malformed records; all of those mean
-// the peer broke the protocol, see is_protocol_violation().
+// the peer broke the protocol, see is_protocol_violation(). The Asio client adds a few of its own
+// (zkwire::client_errc, category "zkwire.client", zkwire/client/errors.hpp).
+//
+// Conditions: callers decide on *what happened*, not on which category said it. Compare any error_code with a
+// `condition` (`if (ec == condition::connection_loss)`): each one gathers the equivalent codes of every
+// category, the table being:
+//   connection_loss     the request's outcome is unknown (read back or retry): server CONNECTIONLOSS and
+//                       OPERATIONTIMEOUT, client_error::connection_loss and operation_timeout
+//   timeout             nothing came back in time: server OPERATIONTIMEOUT and REQUESTTIMEOUT,
+//                       client_error::operation_timeout, client_errc::connect_timeout
+//   session_ended       the session is unusable, create a new one: server SESSIONEXPIRED, AUTHFAILED,
+//                       SESSIONCLOSEDREQUIRESASLAUTH, client_error::session_expired and closed
+//   session_expired     server SESSIONEXPIRED, client_error::session_expired
+//   cancelled           client_error::cancelled, and std::errc::operation_canceled (Asio's operation_aborted)
+//   protocol_violation  the peer broke the protocol, the connection is dropped: client_error::protocol_violation,
+//                       truncated_frame, frame_too_large and every decoding error of the jute category
+//   invalid_argument    the request was refused as given: server BADARGUMENTS, client_error::invalid_path and
+//                       invalid_argument, client_errc::invalid_connect_string
+// Other server codes (NONODE, NODEEXISTS, BADVERSION, ...) are compared directly: `ec == server_error::no_node`.
 //
 // Thread safety: the categories are immutable singletons; everything here may be used from any thread.
 
@@ -63,11 +82,33 @@ enum class client_error : int {
   invalid_argument,     // an argument the protocol cannot carry (bad create mode, mixed multi, wrong body)
 };
 
-const std::error_category& server_category() noexcept;  // name "zookeeper"
-const std::error_category& client_category() noexcept;  // name "zkwire"
+// What callers decide on; see the table above.
+enum class condition : int {
+  connection_loss = 1,
+  timeout,
+  session_ended,
+  session_expired,
+  cancelled,
+  protocol_violation,
+  invalid_argument,
+};
+
+const std::error_category& server_category() noexcept;        // name "zookeeper", server_error
+const std::error_category& client_error_category() noexcept;  // name "zkwire", client_error
+const std::error_category& condition_category() noexcept;     // name "zkwire.condition", condition
+
+// The old name of client_error_category(), which the Asio layer's category also had.
+[[deprecated("renamed client_error_category()")]] inline const std::error_category& client_category() noexcept {
+  return client_error_category();
+}
 
 inline std::error_code make_error_code(server_error e) noexcept { return {static_cast<int>(e), server_category()}; }
-inline std::error_code make_error_code(client_error e) noexcept { return {static_cast<int>(e), client_category()}; }
+inline std::error_code make_error_code(client_error e) noexcept {
+  return {static_cast<int>(e), client_error_category()};
+}
+inline std::error_condition make_error_condition(condition c) noexcept {
+  return {static_cast<int>(c), condition_category()};
+}
 
 // A wire err (ReplyHeader.err, a multi result's err) as an error_code: 0 is no error, anything else is in the
 // "zookeeper" category with its wire value, known or not.
@@ -80,16 +121,12 @@ inline std::error_code error_from_wire(std::int32_t err) noexcept {
 // parentheses; "UNKNOWN" for a value not in the table.
 std::string_view server_error_name(std::int32_t err) noexcept;
 
-// The session is unusable; create a new one: server SESSIONEXPIRED, AUTHFAILED, SESSIONCLOSEDREQUIRESASLAUTH,
-// client session_expired and closed.
+// Shorthands for the conditions, kept for existing callers:
+// ec == condition::session_ended.
 bool is_session_fatal(const std::error_code& ec) noexcept;
-
-// The request's outcome is unknown (it may or may not have been applied); read back or retry: server
-// CONNECTIONLOSS and OPERATIONTIMEOUT, client connection_loss and operation_timeout.
+// ec == condition::connection_loss.
 bool is_connection_loss(const std::error_code& ec) noexcept;
-
-// The peer sent bytes that break the protocol and the connection must be dropped: client protocol_violation,
-// truncated_frame and frame_too_large, and every decoding error of the jute category.
+// ec == condition::protocol_violation.
 bool is_protocol_violation(const std::error_code& ec) noexcept;
 
 }  // namespace zkwire::proto
@@ -98,3 +135,5 @@ template <>
 struct std::is_error_code_enum<zkwire::proto::server_error> : std::true_type {};
 template <>
 struct std::is_error_code_enum<zkwire::proto::client_error> : std::true_type {};
+template <>
+struct std::is_error_condition_enum<zkwire::proto::condition> : std::true_type {};

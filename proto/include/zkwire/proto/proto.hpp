@@ -9,6 +9,7 @@
 #include "zkwire/proto/headers.hpp"
 #include "zkwire/proto/message.hpp"
 #include "zkwire/proto/multi.hpp"
+#include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/opcodes.hpp"
 #include "zkwire/proto/path.hpp"
 #include "zkwire/proto/requests.hpp"

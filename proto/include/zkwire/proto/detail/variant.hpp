@@ -8,12 +8,12 @@
 
 namespace zkwire::proto::detail {
 
-// The index of T among the alternatives of Variant (T must occur exactly once).
+// The index of T among the alternatives of Variant, or std::variant_npos when it is not one of them.
 template <class T, class Variant>
-struct index_of;
+struct find_index;
 
 template <class T, class... Ts>
-struct index_of<T, std::variant<Ts...>> {
+struct find_index<T, std::variant<Ts...>> {
   static constexpr std::size_t value = [] {
     constexpr bool matches[] = {std::is_same_v<T, Ts>...};
     for (std::size_t i = 0; i < sizeof...(Ts); ++i) {
@@ -21,6 +21,12 @@ struct index_of<T, std::variant<Ts...>> {
     }
     return std::variant_npos;
   }();
+};
+
+// The index of T among the alternatives of Variant (T must occur, exactly once).
+template <class T, class Variant>
+struct index_of {
+  static constexpr std::size_t value = find_index<T, Variant>::value;
   static_assert(value != std::variant_npos, "type is not an alternative of the variant");
 };
 
