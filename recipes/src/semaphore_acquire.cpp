@@ -153,44 +153,12 @@ class semaphore_task {
 
   // After a create whose outcome is unknown: adopts the lease with our prefix if the current session created it.
   asio::awaitable<std::error_code> find_own_lease() {
-    for (;;) {
-      auto connected = wait_connected(link_);
-      if (auto ec = co_await std::move(connected)) co_return ec;
-      client* c = link_->get();
-      if (c == nullptr) co_return make_error_code(client_error::closed);
-      // sync: a follower may not have applied our create yet.
-      auto synced = c->async_sync(leases_dir_, tuple_awaitable);
-      auto [sync_ec] = co_await std::move(synced);
-      if (is_connection_loss(sync_ec)) continue;
-      if (sync_ec == server_error::no_node) co_return std::error_code{};
-      if (sync_ec) co_return sync_ec;
-      c = link_->get();
-      if (c == nullptr) co_return make_error_code(client_error::closed);
-      auto listing = c->async_get_children(leases_dir_, tuple_awaitable);
-      auto [list_ec, listed] = co_await std::move(listing);
-      if (is_connection_loss(list_ec)) continue;
-      if (list_ec == server_error::no_node) co_return std::error_code{};
-      if (list_ec) co_return list_ec;
-      std::optional<std::string> mine;
-      for (const auto& child : listed.children) {
-        if (has_prefix_and_sequence(child, prefix_)) mine = child;
-      }
-      if (!mine) co_return std::error_code{};
-      c = link_->get();
-      if (c == nullptr) co_return make_error_code(client_error::closed);
-      const std::int64_t session = c->session_id();
-      const std::string path = child_path(leases_dir_, *mine);
-      auto lookup = c->async_exists(path, tuple_awaitable);
-      auto [exists_ec, st] = co_await std::move(lookup);
-      if (is_connection_loss(exists_ec)) continue;
-      if (exists_ec) co_return exists_ec;
-      if (st && st->ephemeral_owner == session) {
-        node_ = owned_node{path, *mine, st->czxid, session};
-      } else {
-        new_guid();  // an earlier session's node dies with it; never reuse its prefix
-      }
-      co_return std::error_code{};
-    }
+    auto search = find_own_node(link_, leases_dir_, prefix_);
+    auto found = co_await std::move(search);
+    if (found.error) co_return found.error;
+    if (found.node) node_ = std::move(found.node);
+    if (found.other_session) new_guid();  // that node dies with its session; never reuse its prefix
+    co_return std::error_code{};
   }
 
   void forget_node() {
