@@ -48,12 +48,7 @@ position find_position(const std::vector<node_name>& sorted, const std::string& 
   return p;
 }
 
-// After a create whose outcome is unknown: our node, if the create happened in the current session.
-struct recovery {
-  std::error_code error;  // the session ended (or an unexpected error)
-  std::optional<owned_node> node;
-  bool other_session = false;  // a node with our prefix exists but belongs to an earlier session
-};
+}  // namespace
 
 asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, std::string prefix) {
   for (;;) {
@@ -93,6 +88,8 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
     co_return recovery{{}, owned_node{child_path(directory, name), name, st->czxid, session}, false};
   }
 }
+
+namespace {
 
 class acquire_task {
  public:

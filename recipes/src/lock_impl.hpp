@@ -29,6 +29,18 @@ struct owned_node {
   std::int64_t session = 0;  // its ephemeralOwner
 };
 
+// After a create whose outcome is unknown: our node, if the create happened in the current session.
+struct recovery {
+  std::error_code error;  // the session ended (or an unexpected error)
+  std::optional<owned_node> node;
+  bool other_session = false;  // a node with our prefix exists but belongs to an earlier session
+};
+
+// Looks for the child of `directory` named `prefix` + sequence once connected (after a sync, so a follower has
+// applied our create) and adopts it only if its ephemeralOwner is the client's current session. Used by the lock's
+// and the semaphore's acquire tasks (acquire.cpp).
+asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, std::string prefix);
+
 // One call of async_acquire, shared by the lock and the task running it: the task outlives the call when it has
 // to clean up after a timeout or cancellation.
 struct attempt {

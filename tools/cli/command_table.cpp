@@ -107,7 +107,8 @@ std::span<const command* const> commands() {
     std::vector<const command*> all;
     all.reserve(data_commands.size() + 5);
     for (const auto& c : data_commands) all.push_back(&c);
-    for (const auto* c : {&lock_command, &locks_command, &revoke_command, &proxy_command, &bench_command}) {
+    for (const auto* c :
+         {&lock_command, &locks_command, &revoke_command, &semaphore_command, &proxy_command, &bench_command}) {
       all.push_back(c);
     }
     return all;

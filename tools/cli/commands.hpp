@@ -49,6 +49,7 @@ int run_watch(const command_context& context);
 extern const command lock_command;
 extern const command locks_command;
 extern const command revoke_command;
+extern const command semaphore_command;
 extern const command proxy_command;
 extern const command bench_command;
 

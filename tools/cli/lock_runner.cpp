@@ -46,7 +46,7 @@ int exit_status_for_lock(const std::error_code& ec) {
 // current phase makes of it; wind_down() then releases and closes outside the phases.
 class lock_run {
  public:
-  lock_run(async_session& s, const global_options& global, const lock_request& request, std::vector<int> inherited)
+  lock_run(async_session& s, const global_options& global, const hold_spec& request, std::vector<int> inherited)
       : s_(s),
         request_(request),
         verbose_(global.verbose),
@@ -91,7 +91,8 @@ class lock_run {
         break;
       case phase::running:
         // The command decides how to end; we hold the lock until it has ended.
-        if (verbose_) std::fprintf(stderr, "zkwire: lock: forwarding signal %d to the command\n", signal);
+        if (verbose_)
+          std::fprintf(stderr, "zkwire: %s: forwarding signal %d to the command\n", request_.name.c_str(), signal);
         child_.send(signal);
         break;
       case phase::finished:
@@ -102,28 +103,25 @@ class lock_run {
   void on_connected(std::error_code ec) {
     if (phase_ != phase::connecting) return;
     if (ec) {
-      std::fprintf(stderr, "%s\n", error_line("lock", s_.servers(), ec).c_str());
+      std::fprintf(stderr, "%s\n", error_line(request_.name.c_str(), s_.servers(), ec).c_str());
       finish(exit_status_for(ec), false);
       return;
     }
-    recipes::lock_options options;
-    options.name_format = request_.naming;
-    lock_.emplace(s_.client(), request_.directory, request_.kind, std::move(options));
+    lock_ = request_.make(s_.client());
     lock_->set_listener([this](const recipes::lock_event& event) { on_state_change(event); });
     lock_->set_revocation_handler([this](const std::string& request) { on_revocation(request); });
     phase_ = phase::acquiring;
-    lock_->async_acquire(
-        request_.timeout.value_or(std::chrono::milliseconds(-1)),
-        asio::bind_cancellation_slot(cancel_acquire_.slot(), [this](std::error_code e) { on_acquired(e); }));
+    lock_->acquire(request_.timeout.value_or(std::chrono::milliseconds(-1)), cancel_acquire_.slot(),
+                   [this](std::error_code e) { on_acquired(e); });
   }
 
   void on_state_change(const recipes::lock_event& event) {
     if (event.to == lock_state::lost || event.to == lock_state::uncertain) loss_reason_ = event.reason;
     if (!verbose_) return;
-    std::string line = "zkwire: lock: " + request_.directory + ": " +
+    std::string line = "zkwire: " + request_.name + ": " + request_.path + ": " +
                        std::string(recipes::lock_state_name(event.from)) + " -> " +
                        std::string(recipes::lock_state_name(event.to));
-    if (event.reason) line += " (" + describe(event.reason, "lock") + ")";
+    if (event.reason) line += " (" + describe(event.reason, request_.name) + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
 
@@ -136,16 +134,17 @@ class lock_run {
     if (ec == lock_errc::timeout) {
       const auto timeout = request_.timeout.value_or(std::chrono::milliseconds(0));
       if (timeout.count() == 0) {
-        std::fprintf(stderr, "zkwire: lock: %s: held by another contender (--timeout 0)\n", request_.directory.c_str());
+        std::fprintf(stderr, "zkwire: %s: %s: held by another contender (--timeout 0)\n", request_.name.c_str(),
+                     request_.path.c_str());
       } else {
-        std::fprintf(stderr, "zkwire: lock: %s: not acquired within %s\n", request_.directory.c_str(),
+        std::fprintf(stderr, "zkwire: %s: %s: not acquired within %s\n", request_.name.c_str(), request_.path.c_str(),
                      seconds_text(timeout).c_str());
       }
       finish(exit_lock_timeout, false);
       return;
     }
     if (ec) {
-      std::fprintf(stderr, "%s\n", error_line("lock", request_.directory, ec).c_str());
+      std::fprintf(stderr, "%s\n", error_line(request_.name.c_str(), request_.path, ec).c_str());
       finish(exit_status_for_lock(ec), false);
       return;
     }
@@ -154,15 +153,15 @@ class lock_run {
 
   void start_command() {
     phase_ = phase::running;
-    lock_->async_wait_lost([this](std::error_code ec) { on_wait_lost(ec); });
+    lock_->wait_lost([this](std::error_code ec) { on_wait_lost(ec); });
     const std::string node = lock_->node_path();
     spawn_request spawn{request_.command,
-                        {{"ZKWIRE_LOCK_NODE", node},
+                        {{request_.node_variable, node},
                          {"ZKWIRE_FENCING_TOKEN", std::to_string(lock_->fencing_token())},
                          {"ZKWIRE_SESSION_ID", session_hex(lock_->session_id())}},
                         inherited_};
     if (verbose_) {
-      std::fprintf(stderr, "zkwire: lock: acquired %s (fencing token %lld)\n", node.c_str(),
+      std::fprintf(stderr, "zkwire: %s: acquired %s (fencing token %lld)\n", request_.name.c_str(), node.c_str(),
                    static_cast<long long>(lock_->fencing_token()));
     }
     std::fflush(stdout);
@@ -170,10 +169,10 @@ class lock_run {
     try {
       child_.start(spawn, [this](int status) { on_command_exit(status); });
     } catch (const spawn_error& e) {
-      std::fprintf(stderr, "zkwire: lock: %s\n", e.what());
+      std::fprintf(stderr, "zkwire: %s: %s\n", request_.name.c_str(), e.what());
       finish(e.status(), true);
     } catch (const std::system_error& e) {
-      std::fprintf(stderr, "zkwire: lock: cannot start the command: %s\n", e.what());
+      std::fprintf(stderr, "zkwire: %s: cannot start the command: %s\n", request_.name.c_str(), e.what());
       finish(status_cannot_execute, true);
     }
   }
@@ -181,17 +180,17 @@ class lock_run {
   void on_wait_lost(std::error_code ec) {
     if (ec != lock_errc::lock_lost || phase_ != phase::running || lost_) return;
     lost_ = true;
-    std::fprintf(stderr, "zkwire: lock: %s: lock lost: %s (%s); sending SIGTERM to the command, SIGKILL after %s\n",
-                 lock_->node_path().c_str(), describe(loss_reason_, "lock").c_str(), error_name(loss_reason_).c_str(),
-                 seconds_text(request_.kill_after).c_str());
+    std::fprintf(stderr, "zkwire: %s: %s: lock lost: %s (%s); sending SIGTERM to the command, SIGKILL after %s\n",
+                 request_.name.c_str(), lock_->node_path().c_str(), describe(loss_reason_, request_.name).c_str(),
+                 error_name(loss_reason_).c_str(), seconds_text(request_.kill_after).c_str());
     child_.terminate(request_.kill_after);
   }
 
   void on_revocation(const std::string& request) {
     if (phase_ != phase::running || revoked_) return;
     revoked_ = true;
-    std::fprintf(stderr, "zkwire: lock: %s: release requested (%s); sending SIGTERM to the command\n",
-                 lock_->node_path().c_str(), request.c_str());
+    std::fprintf(stderr, "zkwire: %s: %s: release requested (%s); sending SIGTERM to the command\n",
+                 request_.name.c_str(), lock_->node_path().c_str(), request.c_str());
     child_.send(SIGTERM);
   }
 
@@ -200,8 +199,9 @@ class lock_run {
     if (!lost_ && lock_->state() == lock_state::lost) {
       // Lost just as the command ended: its last actions may have overlapped with another holder.
       lost_ = true;
-      std::fprintf(stderr, "zkwire: lock: %s: lock lost: %s (%s) as the command ended\n", lock_->node_path().c_str(),
-                   describe(loss_reason_, "lock").c_str(), error_name(loss_reason_).c_str());
+      std::fprintf(stderr, "zkwire: %s: %s: lock lost: %s (%s) as the command ended\n", request_.name.c_str(),
+                   lock_->node_path().c_str(), describe(loss_reason_, request_.name).c_str(),
+                   error_name(loss_reason_).c_str());
     }
     finish(lost_ ? exit_lock_lost : status, true);
   }
@@ -226,14 +226,14 @@ class lock_run {
       timer.async_wait([this](std::error_code ec) {
         if (!ec) cancel_release_.emit(asio::cancellation_type::terminal);
       });
-      lock_->async_release(
-          asio::bind_cancellation_slot(cancel_release_.slot(), [result](std::error_code ec) { *result = ec; }));
+      lock_->release(cancel_release_.slot(), [result](std::error_code ec) { *result = ec; });
       s_.run_until([&] { return result->has_value(); });
       timer.cancel();
       const auto ec = result->value_or(std::error_code());
       if (ec && ec != lock_errc::lock_lost && ec != lock_errc::not_held) {
-        std::fprintf(stderr, "zkwire: lock: %s: not released: %s (%s); the node goes when the session ends\n",
-                     request_.directory.c_str(), describe(ec, "lock").c_str(), error_name(ec).c_str());
+        std::fprintf(stderr, "zkwire: %s: %s: not released: %s (%s); the node goes when the session ends\n",
+                     request_.name.c_str(), request_.path.c_str(), describe(ec, request_.name).c_str(),
+                     error_name(ec).c_str());
       }
     }
     if (lock_) {
@@ -245,7 +245,7 @@ class lock_run {
   }
 
   async_session& s_;
-  const lock_request& request_;
+  const hold_spec& request_;
   bool verbose_;
   std::vector<int> inherited_;
   asio::signal_set signals_;
@@ -253,7 +253,7 @@ class lock_run {
   // Declared before lock_: an operation bound to them may still be pending when lock_ is destroyed.
   asio::cancellation_signal cancel_acquire_;
   asio::cancellation_signal cancel_release_;
-  std::optional<recipes::lock> lock_;
+  std::unique_ptr<held_resource> lock_;
   phase phase_ = phase::connecting;
   int interrupted_by_ = 0;
   bool lost_ = false;
@@ -266,12 +266,61 @@ class lock_run {
 
 }  // namespace
 
-int run_lock(const global_options& global, const lock_request& request) {
+int run_holding(const global_options& global, const hold_spec& request) {
   // Before anything of ours is open: what we were started with is what the command inherits.
   auto inherited = open_descriptors();
   async_session s(global);
   lock_run run(s, global, request, std::move(inherited));
   return run.run();
+}
+
+namespace {
+
+// A lock as what `zkwire lock` holds.
+class held_lock final : public held_resource {
+ public:
+  held_lock(client& c, const lock_request& request) : lock_(c, request.directory, request.kind, options_of(request)) {}
+
+  void set_listener(recipes::lock_listener listener) override { lock_.set_listener(std::move(listener)); }
+  void set_revocation_handler(recipes::revocation_handler handler) override {
+    lock_.set_revocation_handler(std::move(handler));
+  }
+  void acquire(std::chrono::milliseconds timeout, asio::cancellation_slot slot, done_handler done) override {
+    lock_.async_acquire(timeout, asio::bind_cancellation_slot(slot, std::move(done)));
+  }
+  void release(asio::cancellation_slot slot, done_handler done) override {
+    lock_.async_release(asio::bind_cancellation_slot(slot, std::move(done)));
+  }
+  void wait_lost(done_handler done) override { lock_.async_wait_lost(std::move(done)); }
+  [[nodiscard]] lock_state state() const override { return lock_.state(); }
+  [[nodiscard]] std::string node_path() const override { return lock_.node_path(); }
+  [[nodiscard]] std::int64_t fencing_token() const override { return lock_.fencing_token(); }
+  [[nodiscard]] std::int64_t session_id() const override { return lock_.session_id(); }
+
+ private:
+  static recipes::lock_options options_of(const lock_request& request) {
+    recipes::lock_options options;
+    options.name_format = request.naming;
+    return options;
+  }
+
+  recipes::lock lock_;
+};
+
+}  // namespace
+
+int run_lock(const global_options& global, const lock_request& request) {
+  hold_spec spec;
+  spec.name = "lock";
+  spec.node_variable = "ZKWIRE_LOCK_NODE";
+  spec.path = request.directory;
+  spec.timeout = request.timeout;
+  spec.kill_after = request.kill_after;
+  spec.command = request.command;
+  spec.make = [&request](client& c) -> std::unique_ptr<held_resource> {
+    return std::make_unique<held_lock>(c, request);
+  };
+  return run_holding(global, spec);
 }
 
 }  // namespace zkwire::cli

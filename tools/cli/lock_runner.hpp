@@ -1,13 +1,20 @@
 #pragma once
-// `zkwire lock`: takes a lock with the recipes library, runs CMD under the child supervisor while it is held, and
-// turns what happens (timeout, loss, signals, CMD's end) into the exit statuses of docs/cli.md#lock.
+// `zkwire lock` and `zkwire semaphore`: take a lock (or a semaphore's lease) with the recipes library, run CMD under
+// the child supervisor while it is held, and turn what happens (timeout, loss, signals, CMD's end) into the exit
+// statuses of docs/cli.md#lock.
 
+#include <asio/cancellation_signal.hpp>
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "global_options.hpp"
+#include "zkwire/client/client.hpp"
+#include "zkwire/recipes/lock.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
 namespace zkwire::cli {
@@ -23,6 +30,45 @@ struct lock_request {
   std::chrono::milliseconds kill_after{10000};
   std::vector<std::string> command;  // CMD [ARG...], not empty
 };
+
+// What the runner holds while CMD runs (a lock, or a semaphore's lease), as the runner uses it; everything is
+// called on the session's loop thread.
+class held_resource {
+ public:
+  using done_handler = std::function<void(std::error_code)>;
+  held_resource() = default;
+  virtual ~held_resource() = default;
+  held_resource(const held_resource&) = delete;
+  held_resource& operator=(const held_resource&) = delete;
+  held_resource(held_resource&&) = delete;
+  held_resource& operator=(held_resource&&) = delete;
+
+  virtual void set_listener(recipes::lock_listener listener) = 0;
+  // Revocation requests, for what supports them; others ignore the handler.
+  virtual void set_revocation_handler(recipes::revocation_handler handler) = 0;
+  // As lock::async_acquire / async_release / async_wait_lost, cancelled through `slot`.
+  virtual void acquire(std::chrono::milliseconds timeout, asio::cancellation_slot slot, done_handler done) = 0;
+  virtual void release(asio::cancellation_slot slot, done_handler done) = 0;
+  virtual void wait_lost(done_handler done) = 0;
+  [[nodiscard]] virtual recipes::lock_state state() const = 0;
+  [[nodiscard]] virtual std::string node_path() const = 0;  // the node named to CMD
+  [[nodiscard]] virtual std::int64_t fencing_token() const = 0;
+  [[nodiscard]] virtual std::int64_t session_id() const = 0;
+};
+
+struct hold_spec {
+  std::string name;           // the command, in messages ("lock", "semaphore")
+  std::string node_variable;  // CMD's variable naming our node ("ZKWIRE_LOCK_NODE", "ZKWIRE_LEASE_NODE")
+  std::string path;           // what is locked, in messages
+  std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
+  std::chrono::milliseconds kill_after{10000};
+  std::vector<std::string> command;  // CMD [ARG...], not empty
+  // Makes the resource once the session is up.
+  std::function<std::unique_ptr<held_resource>(client& c)> make;
+};
+
+// Runs CMD while holding what `spec.make` gives and returns the exit status (see run_lock).
+int run_holding(const global_options& global, const hold_spec& spec);
 
 // Runs the whole command and returns its exit status. Must run on the main thread: CMD is tied to the calling
 // thread's life (PR_SET_PDEATHSIG).

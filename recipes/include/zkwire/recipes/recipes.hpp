@@ -1,7 +1,7 @@
 #pragma once
 // All of the lock recipes: exclusive and read/write locks (lock.hpp), their blocking forms for threads
 // (blocking_lock.hpp), revocation (revoke.hpp), introspection
-// (contenders.hpp), node names (node_name.hpp) and errors (errors.hpp).
+// (contenders.hpp), counting semaphores (semaphore.hpp), node names (node_name.hpp) and errors (errors.hpp).
 
 #include "zkwire/recipes/blocking_lock.hpp"
 #include "zkwire/recipes/contenders.hpp"
@@ -9,3 +9,4 @@
 #include "zkwire/recipes/lock.hpp"
 #include "zkwire/recipes/node_name.hpp"
 #include "zkwire/recipes/revoke.hpp"
+#include "zkwire/recipes/semaphore.hpp"

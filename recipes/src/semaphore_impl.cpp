@@ -1,0 +1,377 @@
+#include "semaphore_impl.hpp"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <utility>
+
+namespace zkwire::recipes::detail {
+
+semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options)
+    : link_(std::make_shared<client_link>(client_link{&c, false})),
+      executor_(c.get_executor()),
+      path_(std::move(path)),
+      max_leases_(max_leases),
+      options_(std::move(options)),
+      margin_timer_(executor_) {
+  if (options_.data.empty()) options_.data = default_lock_data();
+}
+
+semaphore_impl::~semaphore_impl() {
+  if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
+}
+
+void semaphore_impl::observe_session() {
+  observer_ = link_->target->add_state_observer(
+      [weak = std::weak_ptr<semaphore_impl>(shared_from_this()), link = link_](const state_event& e) {
+        if (e.to == session_state::closed) link->gone = true;  // a closed client must not be touched again
+        if (auto self = weak.lock()) self->on_session(e);
+      });
+}
+
+// --- acquire ---
+
+std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
+                                            std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  std::error_code refuse;
+  if (state_ == lock_state::held || state_ == lock_state::uncertain) {
+    refuse = lock_errc::already_held;
+  } else if (state_ == lock_state::lost) {
+    refuse = lock_errc::lock_lost;
+  } else if (current_) {
+    refuse = lock_errc::acquire_in_progress;
+  } else if (count < 1 || count > max_leases_) {
+    refuse = client_error::invalid_argument;
+  } else if (link_->get() == nullptr) {
+    refuse = client_error::closed;
+  } else {
+    auto a = std::make_shared<lease_attempt>(executor_);
+    a->id = id;
+    a->count = count;
+    a->done = std::move(done);
+    a->try_once = timeout.count() == 0;
+    current_ = a;
+    if (timeout.count() > 0) {
+      a->deadline.expires_after(timeout);
+      a->deadline.async_wait([weak = std::weak_ptr<semaphore_impl>(shared_from_this()), a](std::error_code ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) self->give_up(a, lock_errc::timeout);
+      });
+    }
+    set_state(lock_state::acquiring, {});
+    spawn_semaphore_acquire(shared_from_this(), a);
+    return id;
+  }
+  done->complete(refuse);
+  return id;
+}
+
+void semaphore_impl::cancel_acquire(std::uint64_t id) {
+  if (current_ && current_->id == id) give_up(current_, client_error::cancelled);
+}
+
+void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
+  if (a->done) {
+    auto done = std::move(a->done);
+    done->complete(ec);
+  }
+  a->abandoned = true;
+  a->deadline.cancel();
+  a->wake.set();
+  a->stop_mutex.emit(asio::cancellation_type::terminal);
+  if (current_ == a) {
+    current_.reset();
+    set_state(lock_state::released, ec);
+  }
+}
+
+bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::vector<owned_node>& leases) {
+  if (a->abandoned || current_ != a) return false;
+  current_.reset();
+  a->deadline.cancel();
+  leases_ = leases;
+  ++generation_;
+  set_state(lock_state::held, {});
+  auto done = std::move(a->done);
+  a->abandoned = true;
+  done->complete({});
+  for (std::size_t i = 0; i < leases_.size(); ++i) watch_lease(i, generation_);
+  arm_margin_timer(generation_);
+  // The session may have changed state since the listing that granted us: catch up (as the lock does).
+  if (client* c = link_->get(); c == nullptr) {
+    on_lost(client_error::closed);
+  } else if (const auto now = c->state();
+             now != session_state::connected && now != session_state::connected_read_only) {
+    on_session(state_event{
+        now, now,
+        now == session_state::suspended ? make_error_code(client_error::connection_loss) : std::error_code()});
+  }
+  return true;
+}
+
+// --- holding ---
+
+void semaphore_impl::set_state(lock_state to, std::error_code reason) {
+  const auto from = state_;
+  if (from == to) return;
+  state_ = to;
+  if (listener_) {
+    const auto listener = listener_;  // it may replace itself
+    listener(lock_event{from, to, reason});
+  }
+}
+
+void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr || index >= leases_.size()) return;
+  auto weak = std::weak_ptr<semaphore_impl>(shared_from_this());
+  c->async_get(
+      leases_[index].path,
+      [weak, index, generation](const watch_event& e) {
+        auto self = weak.lock();
+        if (!self || self->generation_ != generation) return;
+        if (e.error) {
+          self->on_lost(e.error);
+        } else if (e.type == event_type::node_deleted) {
+          self->on_lost(server_error::no_node);
+        } else {
+          self->watch_lease(index, generation);  // data changed, or a waiter of this client removed the watch
+        }
+      },
+      [weak, generation](std::error_code ec, const get_result&) {
+        auto self = weak.lock();
+        if (!self || self->generation_ != generation) return;
+        // Connection loss: verify_after_reconnect watches again.
+        if (ec == server_error::no_node || is_session_fatal(ec)) self->on_lost(ec);
+      });
+}
+
+void semaphore_impl::on_session(const state_event& e) {
+  switch (e.to) {
+    case session_state::suspended:
+      if (state_ == lock_state::held) set_state(lock_state::uncertain, e.reason);
+      break;
+    case session_state::connected:
+    case session_state::connected_read_only:
+      if (state_ == lock_state::uncertain) verify_after_reconnect(generation_);
+      break;
+    case session_state::lost:
+    case session_state::expired:
+    case session_state::auth_failed:
+    case session_state::closed:
+      on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
+      break;
+    default:
+      break;
+  }
+}
+
+void semaphore_impl::verify_after_reconnect(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr || leases_.empty()) return;
+  if (c->session_id() != leases_.front().session) {
+    on_lost(lock_errc::session_changed);
+    return;
+  }
+  verified_ = 0;
+  for (std::size_t i = 0; i < leases_.size(); ++i) {
+    c->async_exists(leases_[i].path, [weak = std::weak_ptr<semaphore_impl>(shared_from_this()), generation, i](
+                                         std::error_code ec, const std::optional<zkwire::stat>& st) {
+      auto self = weak.lock();
+      if (!self || self->generation_ != generation || self->state_ != lock_state::uncertain) return;
+      if (ec) {
+        if (!is_connection_loss(ec)) self->on_lost(ec);
+        return;  // connection loss: the next reconnect verifies again
+      }
+      if (!st) {
+        self->on_lost(server_error::no_node);
+      } else if (st->ephemeral_owner != self->leases_[i].session) {
+        self->on_lost(lock_errc::session_changed);
+      } else if (++self->verified_ == self->leases_.size()) {
+        self->set_state(lock_state::held, {});
+        for (std::size_t j = 0; j < self->leases_.size(); ++j) self->watch_lease(j, generation);
+      }
+    });
+  }
+}
+
+std::chrono::milliseconds semaphore_impl::safety_margin() const {
+  if (options_.safety_margin) return *options_.safety_margin;
+  client* c = link_->get();
+  return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
+}
+
+void semaphore_impl::arm_margin_timer(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr) return;
+  const auto last = c->last_answered_send_time().value_or(std::chrono::steady_clock::now());
+  const auto deadline = last + c->session_timeout() - safety_margin();
+  if (std::chrono::steady_clock::now() >= deadline) {
+    on_lost(lock_errc::safety_margin_passed);
+    return;
+  }
+  margin_timer_.expires_at(deadline);
+  margin_timer_.async_wait([weak = std::weak_ptr<semaphore_impl>(shared_from_this()), generation](std::error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self || self->generation_ != generation) return;
+    if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
+    self->arm_margin_timer(generation);  // a later answer moved the deadline, or it has passed
+  });
+}
+
+void semaphore_impl::on_lost(std::error_code reason) {
+  if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
+  ++generation_;
+  margin_timer_.cancel();
+  set_state(lock_state::lost, reason);
+  complete_all(lost_waiters_, lock_errc::lock_lost);
+  // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
+  for (const auto& lease : leases_) asio::co_spawn(executor_, delete_until_gone(link_, lease.path), asio::detached);
+}
+
+void semaphore_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<completion<>>>& waiters, std::error_code ec) {
+  auto all = std::move(waiters);
+  waiters.clear();
+  for (auto& [id, done] : all) done->complete(ec);
+}
+
+// --- release ---
+
+void semaphore_impl::end_hold() {
+  ++generation_;
+  margin_timer_.cancel();
+  leases_.clear();
+  set_state(lock_state::released, {});
+}
+
+std::uint64_t semaphore_impl::start_release(std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  if (state_ == lock_state::lost) {
+    end_hold();  // the deletes were started when the leases were lost
+    done->complete(lock_errc::lock_lost);
+    return id;
+  }
+  if (state_ != lock_state::held && state_ != lock_state::uncertain) {
+    done->complete(lock_errc::not_held);
+    return id;
+  }
+  auto paths = std::make_shared<std::vector<std::string>>();
+  for (const auto& lease : leases_) paths->push_back(lease.path);
+  end_hold();
+  complete_all(lost_waiters_, lock_errc::not_held);
+  releases_.emplace(id, std::move(done));
+  auto release = [](std::shared_ptr<semaphore_impl> self, std::shared_ptr<std::vector<std::string>> nodes,
+                    std::uint64_t release_id) -> asio::awaitable<void> {
+    for (const auto& node : *nodes) {
+      auto cleanup = delete_until_gone(self->link_, node);
+      co_await std::move(cleanup);
+    }
+    if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
+      auto release_done = std::move(it->second);
+      self->releases_.erase(it);
+      release_done->complete({});
+    }
+  };
+  asio::co_spawn(executor_, release(shared_from_this(), std::move(paths), id), asio::detached);
+  return id;
+}
+
+void semaphore_impl::cancel_release(std::uint64_t id) {
+  if (auto it = releases_.find(id); it != releases_.end()) {
+    auto done = std::move(it->second);
+    releases_.erase(it);
+    done->complete(client_error::cancelled);
+  }
+}
+
+std::uint64_t semaphore_impl::start_wait_lost(std::unique_ptr<completion<>> done) {
+  const std::uint64_t id = next_id_++;
+  if (state_ == lock_state::lost) {
+    done->complete(lock_errc::lock_lost);
+  } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
+    done->complete(lock_errc::not_held);
+  } else {
+    lost_waiters_.emplace(id, std::move(done));
+  }
+  return id;
+}
+
+void semaphore_impl::cancel_wait_lost(std::uint64_t id) {
+  if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
+    auto done = std::move(it->second);
+    lost_waiters_.erase(it);
+    done->complete(client_error::cancelled);
+  }
+}
+
+void semaphore_impl::abandon() noexcept {
+  try {
+    // The owner is going away: its listener (and what it refers to) may be gone already.
+    listener_ = nullptr;
+    if (current_) give_up(current_, client_error::cancelled);
+    if (state_ == lock_state::held || state_ == lock_state::uncertain) {
+      start_release(make_completion<>([](std::error_code) {}, executor_));
+    } else if (state_ == lock_state::lost) {
+      end_hold();
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the session's end cleans up
+  }
+}
+
+// --- boundary functions of semaphore.hpp ---
+
+semaphore_ptr make_semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options) {
+  auto impl = std::make_shared<semaphore_impl>(c, std::move(path), max_leases, std::move(options));
+  impl->observe_session();
+  return impl;
+}
+asio::any_io_executor executor_of(const semaphore_impl& impl) { return impl.executor(); }
+void abandon(semaphore_impl& impl) noexcept { impl.abandon(); }
+std::uint64_t start_acquire(const semaphore_ptr& impl, std::int32_t count, std::chrono::milliseconds timeout,
+                            std::unique_ptr<completion<>> done) {
+  return impl->start_acquire(count, timeout, std::move(done));
+}
+void cancel_acquire(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {
+  if (auto p = impl.lock()) p->cancel_acquire(id);
+}
+std::uint64_t start_release(const semaphore_ptr& impl, std::unique_ptr<completion<>> done) {
+  return impl->start_release(std::move(done));
+}
+void cancel_release(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {
+  if (auto p = impl.lock()) p->cancel_release(id);
+}
+std::uint64_t start_wait_lost(const semaphore_ptr& impl, std::unique_ptr<completion<>> done) {
+  return impl->start_wait_lost(std::move(done));
+}
+void cancel_wait_lost(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {
+  if (auto p = impl.lock()) p->cancel_wait_lost(id);
+}
+lock_state state_of(const semaphore_impl& impl) noexcept { return impl.state(); }
+std::vector<std::string> lease_paths_of(const semaphore_impl& impl) {
+  std::vector<std::string> paths;
+  for (const auto& lease : impl.leases()) paths.push_back(lease.path);
+  return paths;
+}
+std::int64_t fencing_token_of(const semaphore_impl& impl) noexcept {
+  return impl.leases().empty() ? 0 : impl.leases().front().czxid;
+}
+std::int64_t session_of(const semaphore_impl& impl) noexcept {
+  return impl.leases().empty() ? 0 : impl.leases().front().session;
+}
+std::int32_t max_leases_of(const semaphore_impl& impl) noexcept { return impl.max_leases(); }
+const std::string& path_of(const semaphore_impl& impl) noexcept { return impl.path(); }
+void set_listener(semaphore_impl& impl, lock_listener listener) { impl.set_listener(std::move(listener)); }
+
+}  // namespace zkwire::recipes::detail
+
+namespace zkwire::recipes {
+
+semaphore::semaphore(client& c, std::string path, std::int32_t max_leases, semaphore_options options)
+    : impl_(detail::make_semaphore_impl(c, std::move(path), max_leases, std::move(options))) {}
+
+semaphore::~semaphore() {
+  if (impl_) detail::abandon(*impl_);
+}
+
+}  // namespace zkwire::recipes

@@ -1,0 +1,105 @@
+#pragma once
+// The state behind zkwire::recipes::semaphore: the leases held, the pending acquire, the monitoring of held leases
+// (a data watch on each lease node, the session observer, the safety-margin timer) and release. The acquire task
+// is in semaphore_acquire.cpp. Everything runs on the client's executor.
+
+#include <asio/any_io_executor.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "client_ops.hpp"
+#include "lock_impl.hpp"
+#include "wake_event.hpp"
+#include "zkwire/recipes/semaphore.hpp"
+
+namespace zkwire::recipes::detail {
+
+// One call of async_acquire, shared by the semaphore and the task running it (the task outlives the call when it
+// cleans up after a timeout or cancellation).
+struct lease_attempt {
+  explicit lease_attempt(const asio::any_io_executor& executor) : wake(executor), deadline(executor) {}
+  std::uint64_t id = 0;
+  std::int32_t count = 1;
+  std::unique_ptr<completion<>> done;  // the caller's handler, until completed
+  bool abandoned = false;              // the caller got its answer (or gave up): clean up and stop
+  bool try_once = false;               // timeout 0
+  wake_event wake;                     // the leases changed, or the caller gave up
+  asio::steady_timer deadline;
+  asio::cancellation_signal stop_mutex;  // ends a pending acquire of the mutex when the caller gives up
+};
+
+class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
+ public:
+  semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options);
+  ~semaphore_impl();
+  semaphore_impl(const semaphore_impl&) = delete;
+  semaphore_impl& operator=(const semaphore_impl&) = delete;
+  semaphore_impl(semaphore_impl&&) = delete;
+  semaphore_impl& operator=(semaphore_impl&&) = delete;
+
+  void observe_session();
+
+  std::uint64_t start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
+                              std::unique_ptr<completion<>> done);
+  void cancel_acquire(std::uint64_t id);
+  std::uint64_t start_release(std::unique_ptr<completion<>> done);
+  void cancel_release(std::uint64_t id);
+  std::uint64_t start_wait_lost(std::unique_ptr<completion<>> done);
+  void cancel_wait_lost(std::uint64_t id);
+  void abandon() noexcept;
+
+  // --- used by the acquire task ---
+  void give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec);
+  // We hold `leases`. False if the caller already gave up (then the task deletes them).
+  bool grant(const std::shared_ptr<lease_attempt>& a, const std::vector<owned_node>& leases);
+
+  [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
+  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] std::int32_t max_leases() const noexcept { return max_leases_; }
+  [[nodiscard]] const semaphore_options& options() const noexcept { return options_; }
+  [[nodiscard]] lock_state state() const noexcept { return state_; }
+  [[nodiscard]] const std::vector<owned_node>& leases() const noexcept { return leases_; }
+  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
+
+ private:
+  void set_state(lock_state to, std::error_code reason);
+  void on_session(const state_event& e);
+  void on_lost(std::error_code reason);
+  void end_hold();
+  void watch_lease(std::size_t index, std::uint64_t generation);
+  void verify_after_reconnect(std::uint64_t generation);
+  void arm_margin_timer(std::uint64_t generation);
+  [[nodiscard]] std::chrono::milliseconds safety_margin() const;
+  static void complete_all(std::map<std::uint64_t, std::unique_ptr<completion<>>>& waiters, std::error_code ec);
+
+  link_ptr link_;
+  asio::any_io_executor executor_;
+  std::uint64_t observer_ = 0;
+  std::string path_;
+  std::int32_t max_leases_;
+  semaphore_options options_;
+
+  lock_state state_ = lock_state::released;
+  std::vector<owned_node> leases_;
+  std::uint64_t generation_ = 0;  // bumped whenever a hold starts or ends
+  std::size_t verified_ = 0;      // leases seen to be ours since the last reconnect
+  asio::steady_timer margin_timer_;
+
+  std::shared_ptr<lease_attempt> current_;
+  std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;
+  std::map<std::uint64_t, std::unique_ptr<completion<>>> lost_waiters_;
+  lock_listener listener_;
+  std::uint64_t next_id_ = 1;
+};
+
+void spawn_semaphore_acquire(const std::shared_ptr<semaphore_impl>& impl, const std::shared_ptr<lease_attempt>& a);
+
+}  // namespace zkwire::recipes::detail
