@@ -76,6 +76,7 @@ std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcep
   return impl.engine().negotiated_timeout();
 }
 const connect_string& connect_string_of(const client_impl& impl) noexcept { return impl.servers(); }
+const std::shared_ptr<zkwire::clock>& clock_of(const client_impl& impl) noexcept { return impl.time_source(); }
 void set_state_listener(client_impl& impl, state_listener listener) { impl.set_listener(std::move(listener)); }
 std::uint64_t add_state_observer(client_impl& impl, state_listener observer) {
   return impl.add_observer(std::move(observer));

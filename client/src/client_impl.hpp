@@ -45,6 +45,7 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
   [[nodiscard]] const proto::session& engine() const noexcept { return engine_; }
   [[nodiscard]] const connect_string& servers() const noexcept { return servers_; }
+  [[nodiscard]] const std::shared_ptr<zkwire::clock>& time_source() const noexcept { return clock_; }
   void set_listener(state_listener listener) { listener_ = std::move(listener); }
   std::uint64_t add_observer(state_listener observer);
   void remove_observer(std::uint64_t id) noexcept { observers_.erase(id); }

@@ -16,7 +16,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       directory_(std::move(directory)),
       kind_(kind),
       options_(std::move(options)),
-      margin_timer_(executor_) {
+      clock_(c.clock()) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -59,11 +59,14 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::u
     a->try_once = timeout.count() == 0;
     current_ = a;
     if (timeout.count() > 0) {
-      a->deadline.expires_after(timeout);
-      a->deadline.async_wait([weak = std::weak_ptr<lock_impl>(shared_from_this()), a](std::error_code ec) {
-        if (ec) return;
-        if (auto self = weak.lock()) self->give_up(a, lock_errc::timeout);
-      });
+      // Weak both ways: the attempt owns its wakeup, and the lock may go first.
+      a->deadline = clock_->make_wakeup(
+          executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this()), weak_attempt = std::weak_ptr<attempt>(a)] {
+            auto self = weak.lock();
+            auto timed_out = weak_attempt.lock();
+            if (self && timed_out) self->give_up(timed_out, lock_errc::timeout);
+          });
+      a->deadline->expires_at(clock_->now() + timeout);
     }
     set_state(lock_state::acquiring, {});
     spawn_acquire(shared_from_this(), a);
@@ -83,7 +86,7 @@ void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
     done->complete(ec);
   }
   a->abandoned = true;
-  a->deadline.cancel();
+  if (a->deadline) a->deadline->cancel();
   a->wake.set();
   if (current_ == a) {
     current_.reset();
@@ -94,7 +97,7 @@ void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
 bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node) {
   if (a->abandoned || current_ != a) return false;
   current_.reset();
-  a->deadline.cancel();
+  if (a->deadline) a->deadline->cancel();
   node_ = node;
   holds_ = 1;
   ++grant_id_;
@@ -243,26 +246,29 @@ std::chrono::milliseconds lock_impl::safety_margin() const {
 void lock_impl::arm_margin_timer(std::uint64_t generation) {
   client* c = link_->get();
   if (c == nullptr) return;
-  const auto last = c->last_answered_send_time().value_or(std::chrono::steady_clock::now());
+  const auto now = clock_->now();
+  const auto last = c->last_answered_send_time().value_or(now);
   const auto deadline = last + c->session_timeout() - safety_margin();
-  if (std::chrono::steady_clock::now() >= deadline) {
+  if (now >= deadline) {
     on_lost(lock_errc::safety_margin_passed);
     return;
   }
-  margin_timer_.expires_at(deadline);
-  margin_timer_.async_wait([weak = std::weak_ptr<lock_impl>(shared_from_this()), generation](std::error_code ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self || self->generation_ != generation) return;
-    if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
-    self->arm_margin_timer(generation);  // a later answer moved the deadline, or it has passed
-  });
+  if (!margin_timer_) {
+    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this())] {
+      auto self = weak.lock();
+      if (!self || self->generation_ != self->margin_generation_) return;
+      if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
+      self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
+    });
+  }
+  margin_generation_ = generation;
+  margin_timer_->expires_at(deadline);
 }
 
 void lock_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
-  margin_timer_.cancel();
+  if (margin_timer_) margin_timer_->cancel();
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);
   complete_all(lost_waiters_, lock_errc::lock_lost);
@@ -284,7 +290,7 @@ void lock_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<completion<
 
 void lock_impl::end_hold() {
   ++generation_;
-  margin_timer_.cancel();
+  if (margin_timer_) margin_timer_->cancel();
   holds_ = 0;
   node_.reset();
   set_state(lock_state::released, {});

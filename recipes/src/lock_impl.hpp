@@ -6,7 +6,6 @@
 #include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/cancellation_signal.hpp>
-#include <asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -44,13 +43,13 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 // One call of async_acquire, shared by the lock and the task running it: the task outlives the call when it has
 // to clean up after a timeout or cancellation.
 struct attempt {
-  explicit attempt(const asio::any_io_executor& executor) : wake(executor), deadline(executor) {}
+  explicit attempt(const asio::any_io_executor& executor) : wake(executor) {}
   std::uint64_t id = 0;
   std::unique_ptr<completion<>> done;  // the caller's handler, until completed
   bool abandoned = false;              // the caller got its answer (or gave up): clean up and stop
   bool try_once = false;               // timeout 0
   wake_event wake;                     // a watched blocker changed, or the caller gave up
-  asio::steady_timer deadline;
+  std::unique_ptr<wakeup> deadline;    // the acquire's timeout, on the client's clock; null without one
 };
 
 class lock_impl : public std::enable_shared_from_this<lock_impl> {
@@ -132,7 +131,10 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   std::uint64_t generation_ = 0;
   bool own_watch_armed_ = false;
   std::int64_t revocation_seen_mzxid_ = 0;
-  asio::steady_timer margin_timer_;
+  // The safety margin's wakeup, on the client's clock (made when first armed); the hold it was armed for.
+  std::shared_ptr<zkwire::clock> clock_;
+  std::unique_ptr<wakeup> margin_timer_;
+  std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<attempt> current_;
   std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;

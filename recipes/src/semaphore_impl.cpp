@@ -12,7 +12,7 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
       path_(std::move(path)),
       max_leases_(max_leases),
       options_(std::move(options)),
-      margin_timer_(executor_) {
+      clock_(c.clock()) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -52,11 +52,14 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
     a->try_once = timeout.count() == 0;
     current_ = a;
     if (timeout.count() > 0) {
-      a->deadline.expires_after(timeout);
-      a->deadline.async_wait([weak = std::weak_ptr<semaphore_impl>(shared_from_this()), a](std::error_code ec) {
-        if (ec) return;
-        if (auto self = weak.lock()) self->give_up(a, lock_errc::timeout);
+      // Weak both ways: the attempt owns its wakeup, and the semaphore may go first.
+      a->deadline = clock_->make_wakeup(executor_, [weak = std::weak_ptr<semaphore_impl>(shared_from_this()),
+                                                    weak_attempt = std::weak_ptr<lease_attempt>(a)] {
+        auto self = weak.lock();
+        auto timed_out = weak_attempt.lock();
+        if (self && timed_out) self->give_up(timed_out, lock_errc::timeout);
       });
+      a->deadline->expires_at(clock_->now() + timeout);
     }
     set_state(lock_state::acquiring, {});
     spawn_semaphore_acquire(shared_from_this(), a);
@@ -76,7 +79,7 @@ void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error
     done->complete(ec);
   }
   a->abandoned = true;
-  a->deadline.cancel();
+  if (a->deadline) a->deadline->cancel();
   a->wake.set();
   a->stop_mutex.emit(asio::cancellation_type::terminal);
   if (current_ == a) {
@@ -88,7 +91,7 @@ void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error
 bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::vector<owned_node>& leases) {
   if (a->abandoned || current_ != a) return false;
   current_.reset();
-  a->deadline.cancel();
+  if (a->deadline) a->deadline->cancel();
   leases_ = leases;
   ++generation_;
   set_state(lock_state::held, {});
@@ -204,26 +207,29 @@ std::chrono::milliseconds semaphore_impl::safety_margin() const {
 void semaphore_impl::arm_margin_timer(std::uint64_t generation) {
   client* c = link_->get();
   if (c == nullptr) return;
-  const auto last = c->last_answered_send_time().value_or(std::chrono::steady_clock::now());
+  const auto now = clock_->now();
+  const auto last = c->last_answered_send_time().value_or(now);
   const auto deadline = last + c->session_timeout() - safety_margin();
-  if (std::chrono::steady_clock::now() >= deadline) {
+  if (now >= deadline) {
     on_lost(lock_errc::safety_margin_passed);
     return;
   }
-  margin_timer_.expires_at(deadline);
-  margin_timer_.async_wait([weak = std::weak_ptr<semaphore_impl>(shared_from_this()), generation](std::error_code ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self || self->generation_ != generation) return;
-    if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
-    self->arm_margin_timer(generation);  // a later answer moved the deadline, or it has passed
-  });
+  if (!margin_timer_) {
+    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<semaphore_impl>(shared_from_this())] {
+      auto self = weak.lock();
+      if (!self || self->generation_ != self->margin_generation_) return;
+      if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
+      self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
+    });
+  }
+  margin_generation_ = generation;
+  margin_timer_->expires_at(deadline);
 }
 
 void semaphore_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
-  margin_timer_.cancel();
+  if (margin_timer_) margin_timer_->cancel();
   set_state(lock_state::lost, reason);
   complete_all(lost_waiters_, lock_errc::lock_lost);
   // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
@@ -240,7 +246,7 @@ void semaphore_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<comple
 
 void semaphore_impl::end_hold() {
   ++generation_;
-  margin_timer_.cancel();
+  if (margin_timer_) margin_timer_->cancel();
   leases_.clear();
   set_state(lock_state::released, {});
 }

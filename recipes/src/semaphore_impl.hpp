@@ -5,7 +5,6 @@
 
 #include <asio/any_io_executor.hpp>
 #include <asio/cancellation_signal.hpp>
-#include <asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -24,14 +23,14 @@ namespace zkwire::recipes::detail {
 // One call of async_acquire, shared by the semaphore and the task running it (the task outlives the call when it
 // cleans up after a timeout or cancellation).
 struct lease_attempt {
-  explicit lease_attempt(const asio::any_io_executor& executor) : wake(executor), deadline(executor) {}
+  explicit lease_attempt(const asio::any_io_executor& executor) : wake(executor) {}
   std::uint64_t id = 0;
   std::int32_t count = 1;
-  std::unique_ptr<completion<>> done;  // the caller's handler, until completed
-  bool abandoned = false;              // the caller got its answer (or gave up): clean up and stop
-  bool try_once = false;               // timeout 0
-  wake_event wake;                     // the leases changed, or the caller gave up
-  asio::steady_timer deadline;
+  std::unique_ptr<completion<>> done;    // the caller's handler, until completed
+  bool abandoned = false;                // the caller got its answer (or gave up): clean up and stop
+  bool try_once = false;                 // timeout 0
+  wake_event wake;                       // the leases changed, or the caller gave up
+  std::unique_ptr<wakeup> deadline;      // the acquire's timeout, on the client's clock; null without one
   asio::cancellation_signal stop_mutex;  // ends a pending acquire of the mutex when the caller gives up
 };
 
@@ -91,7 +90,10 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   std::vector<owned_node> leases_;
   std::uint64_t generation_ = 0;  // bumped whenever a hold starts or ends
   std::size_t verified_ = 0;      // leases seen to be ours since the last reconnect
-  asio::steady_timer margin_timer_;
+  // The safety margin's wakeup, on the client's clock (made when first armed); the hold it was armed for.
+  std::shared_ptr<zkwire::clock> clock_;
+  std::unique_ptr<wakeup> margin_timer_;
+  std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<lease_attempt> current_;
   std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;

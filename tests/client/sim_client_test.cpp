@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "harness.hpp"  // tests/proto/session: frame builders made with proto's encoders
-#include "sim/memory_transport.hpp"
-#include "sim/virtual_clock.hpp"
+#include "memory_transport.hpp"  // tests/sim
+#include "virtual_clock.hpp"     // tests/sim
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/proto/frame_reader.hpp"
@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 namespace pt = proto::test;
 using test::memory_network;
 using test::memory_server;
-using test::virtual_clock;
+using sim::virtual_clock;
 
 constexpr std::int32_t negotiated_ms = 6000;
 

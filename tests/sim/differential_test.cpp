@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "server.hpp"
+#include "text.hpp"
 #include "support/zk_test.hpp"
 #include "wire_peer.hpp"
 
@@ -32,14 +33,6 @@ using testing::byte_link;
 using testing::call_result;
 using testing::sim_link;
 using testing::wire_peer;
-
-// Joins anything streamable (GCC 12 warns falsely about `"literal" + std::string` chains at -O3).
-template <class... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
-}
 
 // A blocking TCP connection to a real server; receive() waits up to 10 s for the first bytes.
 class socket_link final : public byte_link {

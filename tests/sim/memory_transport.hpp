@@ -1,7 +1,8 @@
 #pragma once
-// In-memory connections for driving zkwire::client in tests: a memory_network maps host:port to memory_servers
-// that the test plays (read what the client wrote, send bytes back, accept or refuse connections, break them).
-// Every completion is posted to the client's executor, like a socket's. Single-threaded.
+// In-memory connections for driving zkwire::client in unit tests: a memory_network maps host:port to
+// memory_servers that the test plays (read what the client wrote, send bytes back, accept or refuse connections,
+// break them), with no latency. Every completion is posted to the client's executor, like a socket's.
+// Single-threaded. The simulation's own network (network.hpp) adds virtual latency, faults and the server model.
 //
 //   memory_network net;
 //   memory_server& server = net.add("10.0.0.1:2181");

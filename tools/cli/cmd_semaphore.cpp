@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
+#include "values.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lock_runner.hpp"

@@ -71,6 +71,7 @@
 #include <utility>
 #include <vector>
 
+#include "zkwire/client/clock.hpp"
 #include "zkwire/client/connect_string.hpp"
 #include "zkwire/client/detail/core.hpp"
 #include "zkwire/client/detail/handler.hpp"
@@ -90,6 +91,7 @@ std::int64_t session_id_of(const client_impl& impl) noexcept;
 std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcept;
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept;
 const connect_string& connect_string_of(const client_impl& impl) noexcept;
+const std::shared_ptr<zkwire::clock>& clock_of(const client_impl& impl) noexcept;
 void set_state_listener(client_impl& impl, state_listener listener);
 std::uint64_t add_state_observer(client_impl& impl, state_listener observer);
 void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
@@ -262,6 +264,9 @@ class client {
   [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> last_answered_send_time() const noexcept {
     return detail::last_answered_send_time_of(*impl_);
   }
+  // Where this client takes its time from (client_options::clock; the steady clock by default). Code built on the
+  // client (the recipes) takes its deadlines from it too, so a simulation drives everything in one virtual time.
+  [[nodiscard]] const std::shared_ptr<zkwire::clock>& clock() const noexcept { return detail::clock_of(*impl_); }
 
   // Called on every session state change (connecting, connected, suspended, lost, expired, auth_failed, closed),
   // on the client's executor. Replaces the previous listener; pass {} to remove it.
