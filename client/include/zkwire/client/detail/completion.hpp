@@ -24,6 +24,9 @@ struct completion_deleter;
 template <class... Args>
 class completion {
  public:
+  // Public and virtual for the compilers' and linters' rules; never deleted as such: discard() frees it with its
+  // handler's allocator.
+  virtual ~completion() = default;
   completion(const completion&) = delete;
   completion& operator=(const completion&) = delete;
   completion(completion&&) = delete;
@@ -31,7 +34,6 @@ class completion {
 
  protected:
   completion() = default;
-  virtual ~completion() = default;  // never deleted through the base: discard() frees with the right allocator
 
  private:
   template <class... A>
