@@ -23,12 +23,11 @@ struct batch {
   wake_event done;
 };
 
-asio::awaitable<void> list_contenders(client& c, std::string directory,
-                                      std::unique_ptr<completion<std::vector<contender>>> done) {
+asio::awaitable<void> list_contenders(client& c, std::string directory, completion_ptr<std::vector<contender>> done) {
   auto listing = c.async_get_children(directory, asio::experimental::as_tuple(asio::use_awaitable));
   auto [ec, listed] = co_await std::move(listing);
   if (ec) {
-    done->complete(ec, {});
+    complete(std::move(done), ec, {});
     co_return;
   }
   const auto sorted = sort_in_lock_order(listed.children);
@@ -63,7 +62,7 @@ asio::awaitable<void> list_contenders(client& c, std::string directory,
     co_await std::move(all_read);
   }
   if (b->fatal) {
-    done->complete(b->fatal, {});
+    complete(std::move(done), b->fatal, {});
     co_return;
   }
   std::vector<contender> result;
@@ -71,12 +70,12 @@ asio::awaitable<void> list_contenders(client& c, std::string directory,
     if (b->present[i]) result.push_back(std::move(b->list[i]));
   }
   mark_holders(result);
-  done->complete({}, std::move(result));
+  complete(std::move(done), {}, std::move(result));
 }
 
 }  // namespace
 
-void start_contenders(client& c, std::string directory, std::unique_ptr<completion<std::vector<contender>>> done) {
+void start_contenders(client& c, std::string directory, completion_ptr<std::vector<contender>> done) {
   asio::co_spawn(c.get_executor(), list_contenders(c, std::move(directory), std::move(done)), asio::detached);
 }
 

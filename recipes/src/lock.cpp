@@ -21,27 +21,25 @@ void link_read_write(const lock_ptr& read, const lock_ptr& write) {
 void abandon(lock_impl& impl) noexcept { impl.abandon(); }
 asio::any_io_executor executor_of(const lock_impl& impl) { return impl.executor(); }
 
-std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout,
-                            std::unique_ptr<completion<>> done) {
+std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout, completion_ptr<> done) {
   return impl->start_acquire(timeout, std::move(done));
 }
 void cancel_acquire(const lock_weak_ptr& impl, std::uint64_t id) {
   if (auto p = impl.lock()) p->cancel_acquire(id);
 }
-std::uint64_t start_release(const lock_ptr& impl, std::unique_ptr<completion<>> done) {
+std::uint64_t start_release(const lock_ptr& impl, completion_ptr<> done) {
   return impl->start_release(std::move(done));
 }
 void cancel_release(const lock_weak_ptr& impl, std::uint64_t id) {
   if (auto p = impl.lock()) p->cancel_release(id);
 }
-std::uint64_t start_wait_lost(const lock_ptr& impl, std::unique_ptr<completion<>> done) {
+std::uint64_t start_wait_lost(const lock_ptr& impl, completion_ptr<> done) {
   return impl->start_wait_lost(std::move(done));
 }
 void cancel_wait_lost(const lock_weak_ptr& impl, std::uint64_t id) {
   if (auto p = impl.lock()) p->cancel_wait_lost(id);
 }
-void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops,
-                         std::unique_ptr<completion<std::vector<op_result>>> done) {
+void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done) {
   impl->start_guarded_multi(std::move(ops), std::move(done));
 }
 
@@ -65,26 +63,25 @@ bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept {
          (s == lock_state::held || s == lock_state::uncertain || s == lock_state::lost);
 }
 
-void release_grant(const lock_ptr& impl, std::uint64_t grant, std::unique_ptr<completion<>> done) {
+void release_grant(const lock_ptr& impl, std::uint64_t grant, completion_ptr<> done) {
   if (!holds_grant(*impl, grant)) {
-    done->complete(lock_errc::not_held);
+    complete(std::move(done), lock_errc::not_held);
     return;
   }
   impl->start_release(std::move(done));
 }
 
 std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
-                                 std::unique_ptr<completion<lock_hold>> done) {
+                                 completion_ptr<lock_hold> done) {
   // The hold is made when the acquire's answer is delivered, for the grant current then (the one just made).
-  auto deliver = [weak = lock_weak_ptr(impl),
-                  done = std::shared_ptr<completion<lock_hold>>(std::move(done))](std::error_code ec) {
+  auto deliver = [weak = lock_weak_ptr(impl), done = std::move(done)](std::error_code ec) mutable {
     auto self = weak.lock();
     if (!ec && !self) ec = client_error::cancelled;
     if (ec) {
-      done->complete(ec, lock_hold{});
+      complete(std::move(done), ec, lock_hold{});
       return;
     }
-    done->complete({}, lock_hold(self, self->grant_id()));
+    complete(std::move(done), {}, lock_hold(self, self->grant_id()));
   };
   return impl->start_acquire(timeout, make_completion<>(std::move(deliver), impl->executor()));
 }

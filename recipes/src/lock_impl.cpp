@@ -35,7 +35,7 @@ void lock_impl::observe_session() {
 
 // --- acquire ---
 
-std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::unique_ptr<completion<>> done) {
+std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
@@ -72,7 +72,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, std::u
     spawn_acquire(shared_from_this(), a);
     return id;
   }
-  done->complete(refuse);
+  complete(std::move(done), refuse);
   return id;
 }
 
@@ -83,7 +83,7 @@ void lock_impl::cancel_acquire(std::uint64_t id) {
 void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
   if (a->done) {
     auto done = std::move(a->done);
-    done->complete(ec);
+    complete(std::move(done), ec);
   }
   a->abandoned = true;
   if (a->deadline) a->deadline->cancel();
@@ -107,7 +107,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
   set_state(lock_state::held, {});
   auto done = std::move(a->done);
   a->abandoned = true;
-  done->complete({});
+  complete(std::move(done), {});
   // The own-node watch (loss on deletion, revocation) is sent from a handler posted behind the caller's: nothing
   // waits for it, and a caller that releases at once (a short critical section) sends no getData at all. A deletion
   // before it is sent is still seen: the getData then fails with no_node.
@@ -279,11 +279,10 @@ void lock_impl::on_lost(std::error_code reason) {
 }
 
 template <class... Args>
-void lock_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<completion<Args...>>>& waiters,
-                             std::error_code ec) {
+void lock_impl::complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& waiters, std::error_code ec) {
   auto all = std::move(waiters);
   waiters.clear();
-  for (auto& [id, done] : all) done->complete(ec);
+  for (auto& [id, done] : all) complete(std::move(done), ec);
 }
 
 // --- release ---
@@ -296,19 +295,19 @@ void lock_impl::end_hold() {
   set_state(lock_state::released, {});
 }
 
-std::uint64_t lock_impl::start_release(std::unique_ptr<completion<>> done) {
+std::uint64_t lock_impl::start_release(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   if (state_ == lock_state::lost) {
     end_hold();  // the node's deletion was started when the lock was lost
-    done->complete(lock_errc::lock_lost);
+    complete(std::move(done), lock_errc::lock_lost);
     return id;
   }
   if (holds_ == 0) {
-    done->complete(lock_errc::not_held);
+    complete(std::move(done), lock_errc::not_held);
     return id;
   }
   if (--holds_ > 0) {
-    done->complete({});
+    complete(std::move(done), {});
     return id;
   }
   const std::string path = node_->path;
@@ -326,7 +325,7 @@ asio::awaitable<void> lock_impl::release_task(std::shared_ptr<lock_impl> self, s
   if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
     auto release_done = std::move(it->second);
     self->releases_.erase(it);
-    release_done->complete({});
+    complete(std::move(release_done), {});
   }
 }
 
@@ -334,16 +333,16 @@ void lock_impl::cancel_release(std::uint64_t id) {
   if (auto it = releases_.find(id); it != releases_.end()) {
     auto done = std::move(it->second);
     releases_.erase(it);
-    done->complete(client_error::cancelled);
+    complete(std::move(done), client_error::cancelled);
   }
 }
 
-std::uint64_t lock_impl::start_wait_lost(std::unique_ptr<completion<>> done) {
+std::uint64_t lock_impl::start_wait_lost(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   if (state_ == lock_state::lost) {
-    done->complete(lock_errc::lock_lost);
+    complete(std::move(done), lock_errc::lock_lost);
   } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-    done->complete(lock_errc::not_held);
+    complete(std::move(done), lock_errc::not_held);
   } else {
     lost_waiters_.emplace(id, std::move(done));
   }
@@ -354,25 +353,24 @@ void lock_impl::cancel_wait_lost(std::uint64_t id) {
   if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
     auto done = std::move(it->second);
     lost_waiters_.erase(it);
-    done->complete(client_error::cancelled);
+    complete(std::move(done), client_error::cancelled);
   }
 }
 
-void lock_impl::start_guarded_multi(std::vector<multi_op> ops,
-                                    std::unique_ptr<completion<std::vector<op_result>>> done) {
+void lock_impl::start_guarded_multi(std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done) {
   client* c = link_->get();
   if ((state_ != lock_state::held && state_ != lock_state::uncertain) || !node_ || c == nullptr) {
-    done->complete(lock_errc::not_held, {});
+    complete(std::move(done), lock_errc::not_held, {});
     return;
   }
   ops.insert(ops.begin(), zkwire::ops::check(node_->path, any_version));
   c->async_multi(std::move(ops), [done = std::move(done)](std::error_code ec, std::vector<op_result> results) mutable {
     if (ec && !results.empty() && results.front().error) {
-      done->complete(lock_errc::lock_lost, {});  // the check failed: our node is gone, nothing was applied
+      complete(std::move(done), lock_errc::lock_lost, {});  // the check failed: our node is gone, nothing was applied
       return;
     }
     if (!results.empty()) results.erase(results.begin());
-    done->complete(ec, std::move(results));
+    complete(std::move(done), ec, std::move(results));
   });
 }
 

@@ -45,11 +45,11 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 struct attempt {
   explicit attempt(const asio::any_io_executor& executor) : wake(executor) {}
   std::uint64_t id = 0;
-  std::unique_ptr<completion<>> done;  // the caller's handler, until completed
-  bool abandoned = false;              // the caller got its answer (or gave up): clean up and stop
-  bool try_once = false;               // timeout 0
-  wake_event wake;                     // a watched blocker changed, or the caller gave up
-  std::unique_ptr<wakeup> deadline;    // the acquire's timeout, on the client's clock; null without one
+  completion_ptr<> done;             // the caller's handler, until completed
+  bool abandoned = false;            // the caller got its answer (or gave up): clean up and stop
+  bool try_once = false;             // timeout 0
+  wake_event wake;                   // a watched blocker changed, or the caller gave up
+  std::unique_ptr<wakeup> deadline;  // the acquire's timeout, on the client's clock; null without one
 };
 
 class lock_impl : public std::enable_shared_from_this<lock_impl> {
@@ -65,13 +65,13 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   void observe_session();
 
   // --- used by the public functions ---
-  std::uint64_t start_acquire(std::chrono::milliseconds timeout, std::unique_ptr<completion<>> done);
+  std::uint64_t start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done);
   void cancel_acquire(std::uint64_t id);
-  std::uint64_t start_release(std::unique_ptr<completion<>> done);
+  std::uint64_t start_release(completion_ptr<> done);
   void cancel_release(std::uint64_t id);
-  std::uint64_t start_wait_lost(std::unique_ptr<completion<>> done);
+  std::uint64_t start_wait_lost(completion_ptr<> done);
   void cancel_wait_lost(std::uint64_t id);
-  void start_guarded_multi(std::vector<multi_op> ops, std::unique_ptr<completion<std::vector<op_result>>> done);
+  void start_guarded_multi(std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done);
   void abandon() noexcept;
 
   // --- used by the acquire task ---
@@ -114,7 +114,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   void arm_margin_timer(std::uint64_t generation);
   [[nodiscard]] std::chrono::milliseconds safety_margin() const;
   template <class... Args>
-  static void complete_all(std::map<std::uint64_t, std::unique_ptr<completion<Args...>>>& waiters, std::error_code ec);
+  static void complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& waiters, std::error_code ec);
 
   link_ptr link_;
   asio::any_io_executor executor_;
@@ -137,8 +137,8 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<attempt> current_;
-  std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;
-  std::map<std::uint64_t, std::unique_ptr<completion<>>> lost_waiters_;
+  std::map<std::uint64_t, completion_ptr<>> releases_;
+  std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
   asio::cancellation_signal lost_signal_;
   lock_listener listener_;
   revocation_handler revocation_;

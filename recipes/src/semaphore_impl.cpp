@@ -31,7 +31,7 @@ void semaphore_impl::observe_session() {
 // --- acquire ---
 
 std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
-                                            std::unique_ptr<completion<>> done) {
+                                            completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
@@ -65,7 +65,7 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
     spawn_semaphore_acquire(shared_from_this(), a);
     return id;
   }
-  done->complete(refuse);
+  complete(std::move(done), refuse);
   return id;
 }
 
@@ -76,7 +76,7 @@ void semaphore_impl::cancel_acquire(std::uint64_t id) {
 void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
   if (a->done) {
     auto done = std::move(a->done);
-    done->complete(ec);
+    complete(std::move(done), ec);
   }
   a->abandoned = true;
   if (a->deadline) a->deadline->cancel();
@@ -97,7 +97,7 @@ bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::v
   set_state(lock_state::held, {});
   auto done = std::move(a->done);
   a->abandoned = true;
-  done->complete({});
+  complete(std::move(done), {});
   for (std::size_t i = 0; i < leases_.size(); ++i) watch_lease(i, generation_);
   arm_margin_timer(generation_);
   // The session may have changed state since the listing that granted us: catch up (as the lock does).
@@ -236,10 +236,10 @@ void semaphore_impl::on_lost(std::error_code reason) {
   for (const auto& lease : leases_) asio::co_spawn(executor_, delete_until_gone(link_, lease.path), asio::detached);
 }
 
-void semaphore_impl::complete_all(std::map<std::uint64_t, std::unique_ptr<completion<>>>& waiters, std::error_code ec) {
+void semaphore_impl::complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec) {
   auto all = std::move(waiters);
   waiters.clear();
-  for (auto& [id, done] : all) done->complete(ec);
+  for (auto& [id, done] : all) complete(std::move(done), ec);
 }
 
 // --- release ---
@@ -251,15 +251,15 @@ void semaphore_impl::end_hold() {
   set_state(lock_state::released, {});
 }
 
-std::uint64_t semaphore_impl::start_release(std::unique_ptr<completion<>> done) {
+std::uint64_t semaphore_impl::start_release(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   if (state_ == lock_state::lost) {
     end_hold();  // the deletes were started when the leases were lost
-    done->complete(lock_errc::lock_lost);
+    complete(std::move(done), lock_errc::lock_lost);
     return id;
   }
   if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-    done->complete(lock_errc::not_held);
+    complete(std::move(done), lock_errc::not_held);
     return id;
   }
   auto paths = std::make_shared<std::vector<std::string>>();
@@ -276,7 +276,7 @@ std::uint64_t semaphore_impl::start_release(std::unique_ptr<completion<>> done) 
     if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
       auto release_done = std::move(it->second);
       self->releases_.erase(it);
-      release_done->complete({});
+      complete(std::move(release_done), {});
     }
   };
   asio::co_spawn(executor_, release(shared_from_this(), std::move(paths), id), asio::detached);
@@ -287,16 +287,16 @@ void semaphore_impl::cancel_release(std::uint64_t id) {
   if (auto it = releases_.find(id); it != releases_.end()) {
     auto done = std::move(it->second);
     releases_.erase(it);
-    done->complete(client_error::cancelled);
+    complete(std::move(done), client_error::cancelled);
   }
 }
 
-std::uint64_t semaphore_impl::start_wait_lost(std::unique_ptr<completion<>> done) {
+std::uint64_t semaphore_impl::start_wait_lost(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   if (state_ == lock_state::lost) {
-    done->complete(lock_errc::lock_lost);
+    complete(std::move(done), lock_errc::lock_lost);
   } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-    done->complete(lock_errc::not_held);
+    complete(std::move(done), lock_errc::not_held);
   } else {
     lost_waiters_.emplace(id, std::move(done));
   }
@@ -307,7 +307,7 @@ void semaphore_impl::cancel_wait_lost(std::uint64_t id) {
   if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
     auto done = std::move(it->second);
     lost_waiters_.erase(it);
-    done->complete(client_error::cancelled);
+    complete(std::move(done), client_error::cancelled);
   }
 }
 
@@ -335,19 +335,19 @@ semaphore_ptr make_semaphore_impl(client& c, std::string path, std::int32_t max_
 asio::any_io_executor executor_of(const semaphore_impl& impl) { return impl.executor(); }
 void abandon(semaphore_impl& impl) noexcept { impl.abandon(); }
 std::uint64_t start_acquire(const semaphore_ptr& impl, std::int32_t count, std::chrono::milliseconds timeout,
-                            std::unique_ptr<completion<>> done) {
+                            completion_ptr<> done) {
   return impl->start_acquire(count, timeout, std::move(done));
 }
 void cancel_acquire(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {
   if (auto p = impl.lock()) p->cancel_acquire(id);
 }
-std::uint64_t start_release(const semaphore_ptr& impl, std::unique_ptr<completion<>> done) {
+std::uint64_t start_release(const semaphore_ptr& impl, completion_ptr<> done) {
   return impl->start_release(std::move(done));
 }
 void cancel_release(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {
   if (auto p = impl.lock()) p->cancel_release(id);
 }
-std::uint64_t start_wait_lost(const semaphore_ptr& impl, std::unique_ptr<completion<>> done) {
+std::uint64_t start_wait_lost(const semaphore_ptr& impl, completion_ptr<> done) {
   return impl->start_wait_lost(std::move(done));
 }
 void cancel_wait_lost(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id) {

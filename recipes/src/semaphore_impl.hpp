@@ -26,7 +26,7 @@ struct lease_attempt {
   explicit lease_attempt(const asio::any_io_executor& executor) : wake(executor) {}
   std::uint64_t id = 0;
   std::int32_t count = 1;
-  std::unique_ptr<completion<>> done;    // the caller's handler, until completed
+  completion_ptr<> done;    // the caller's handler, until completed
   bool abandoned = false;                // the caller got its answer (or gave up): clean up and stop
   bool try_once = false;                 // timeout 0
   wake_event wake;                       // the leases changed, or the caller gave up
@@ -46,11 +46,11 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   void observe_session();
 
   std::uint64_t start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
-                              std::unique_ptr<completion<>> done);
+                              completion_ptr<> done);
   void cancel_acquire(std::uint64_t id);
-  std::uint64_t start_release(std::unique_ptr<completion<>> done);
+  std::uint64_t start_release(completion_ptr<> done);
   void cancel_release(std::uint64_t id);
-  std::uint64_t start_wait_lost(std::unique_ptr<completion<>> done);
+  std::uint64_t start_wait_lost(completion_ptr<> done);
   void cancel_wait_lost(std::uint64_t id);
   void abandon() noexcept;
 
@@ -77,7 +77,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   void verify_after_reconnect(std::uint64_t generation);
   void arm_margin_timer(std::uint64_t generation);
   [[nodiscard]] std::chrono::milliseconds safety_margin() const;
-  static void complete_all(std::map<std::uint64_t, std::unique_ptr<completion<>>>& waiters, std::error_code ec);
+  static void complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec);
 
   link_ptr link_;
   asio::any_io_executor executor_;
@@ -96,8 +96,8 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<lease_attempt> current_;
-  std::map<std::uint64_t, std::unique_ptr<completion<>>> releases_;
-  std::map<std::uint64_t, std::unique_ptr<completion<>>> lost_waiters_;
+  std::map<std::uint64_t, completion_ptr<>> releases_;
+  std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
   lock_listener listener_;
   std::uint64_t next_id_ = 1;
 };

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
-#include "zkwire/recipes/detail/completion.hpp"
+#include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
 namespace zkwire::recipes {
@@ -41,8 +41,14 @@ struct contender {
 // void(std::error_code, std::vector<contender>). Errors: NONODE (no such directory), NOAUTH, the session's end,
 // client_error::invalid_path; connection loss is reported (the caller may retry: it is a read).
 namespace detail {
-void start_contenders(client& c, std::string directory, std::unique_ptr<completion<std::vector<contender>>> done);
-}
+
+// The client's type-erased completion, shared with the recipes: delivered like the client's own operations.
+using zkwire::detail::complete;
+using zkwire::detail::completion_ptr;
+using zkwire::detail::make_completion;
+
+void start_contenders(client& c, std::string directory, completion_ptr<std::vector<contender>> done);
+}  // namespace detail
 
 namespace detail {
 struct initiate_contenders {

@@ -84,7 +84,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
-#include "zkwire/recipes/detail/completion.hpp"
+#include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
@@ -133,6 +133,11 @@ class read_write_lock;
 
 namespace detail {
 
+// The client's type-erased completion, shared with the recipes: delivered like the client's own operations.
+using zkwire::detail::complete;
+using zkwire::detail::completion_ptr;
+using zkwire::detail::make_completion;
+
 class lock_impl;
 using lock_ptr = std::shared_ptr<lock_impl>;
 using lock_weak_ptr = std::weak_ptr<lock_impl>;
@@ -143,15 +148,13 @@ void abandon(lock_impl& impl) noexcept;
 asio::any_io_executor executor_of(const lock_impl& impl);
 
 // Negative timeout: wait forever.
-std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout,
-                            std::unique_ptr<completion<>> done);
+std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout, completion_ptr<> done);
 void cancel_acquire(const lock_weak_ptr& impl, std::uint64_t id);
-std::uint64_t start_release(const lock_ptr& impl, std::unique_ptr<completion<>> done);
+std::uint64_t start_release(const lock_ptr& impl, completion_ptr<> done);
 void cancel_release(const lock_weak_ptr& impl, std::uint64_t id);
-std::uint64_t start_wait_lost(const lock_ptr& impl, std::unique_ptr<completion<>> done);
+std::uint64_t start_wait_lost(const lock_ptr& impl, completion_ptr<> done);
 void cancel_wait_lost(const lock_weak_ptr& impl, std::uint64_t id);
-void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops,
-                         std::unique_ptr<completion<std::vector<op_result>>> done);
+void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done);
 
 lock_state state_of(const lock_impl& impl) noexcept;
 std::size_t hold_count_of(const lock_impl& impl) noexcept;
@@ -167,7 +170,7 @@ asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
 
 // For lock_hold.
 bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept;
-void release_grant(const lock_ptr& impl, std::uint64_t grant, std::unique_ptr<completion<>> done);
+void release_grant(const lock_ptr& impl, std::uint64_t grant, completion_ptr<> done);
 
 }  // namespace detail
 
@@ -228,7 +231,7 @@ class lock_hold {
 namespace detail {
 
 std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
-                                 std::unique_ptr<completion<lock_hold>> done);
+                                 completion_ptr<lock_hold> done);
 
 template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
 struct canceller {
@@ -242,7 +245,7 @@ struct canceller {
   }
 };
 
-template <std::uint64_t (*Start)(const lock_ptr&, std::unique_ptr<completion<>>),
+template <std::uint64_t (*Start)(const lock_ptr&, completion_ptr<>),
           void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
 struct initiate_simple {
   lock_ptr impl;

@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
-#include "zkwire/recipes/detail/completion.hpp"
+#include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -73,11 +73,11 @@ semaphore_ptr make_semaphore_impl(client& c, std::string path, std::int32_t max_
 asio::any_io_executor executor_of(const semaphore_impl& impl);
 void abandon(semaphore_impl& impl) noexcept;
 std::uint64_t start_acquire(const semaphore_ptr& impl, std::int32_t count, std::chrono::milliseconds timeout,
-                            std::unique_ptr<completion<>> done);
+                            completion_ptr<> done);
 void cancel_acquire(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id);
-std::uint64_t start_release(const semaphore_ptr& impl, std::unique_ptr<completion<>> done);
+std::uint64_t start_release(const semaphore_ptr& impl, completion_ptr<> done);
 void cancel_release(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id);
-std::uint64_t start_wait_lost(const semaphore_ptr& impl, std::unique_ptr<completion<>> done);
+std::uint64_t start_wait_lost(const semaphore_ptr& impl, completion_ptr<> done);
 void cancel_wait_lost(const std::weak_ptr<semaphore_impl>& impl, std::uint64_t id);
 lock_state state_of(const semaphore_impl& impl) noexcept;
 std::vector<std::string> lease_paths_of(const semaphore_impl& impl);
@@ -99,7 +99,7 @@ struct semaphore_canceller {
   }
 };
 
-template <std::uint64_t (*Start)(const semaphore_ptr&, std::unique_ptr<completion<>>),
+template <std::uint64_t (*Start)(const semaphore_ptr&, completion_ptr<>),
           void (*Cancel)(const std::weak_ptr<semaphore_impl>&, std::uint64_t)>
 struct initiate_semaphore_simple {
   semaphore_ptr impl;

@@ -37,11 +37,10 @@ class handler_holder {
                                                            asio::execution::outstanding_work_t::tracked))>;
   using slot_type = asio::associated_cancellation_slot_t<Handler>;
 
-  handler_holder(Handler handler, asio::any_io_executor io_executor)
+  handler_holder(Handler handler, const asio::any_io_executor& io_executor)
       : handler_(std::move(handler)),
-        io_executor_(std::move(io_executor)),
         slot_(asio::get_associated_cancellation_slot(handler_)),
-        work_(asio::prefer(asio::get_associated_executor(handler_, io_executor_),
+        work_(asio::prefer(asio::get_associated_executor(handler_, io_executor),
                            asio::execution::outstanding_work_t::tracked)) {}
 
   [[nodiscard]] slot_type& slot() noexcept { return slot_; }
@@ -49,22 +48,24 @@ class handler_holder {
   // Invokes the handler with `args` on its associated executor: asio::post when `post` (never inline), else
   // asio::dispatch (inline only when already running on that executor). Call at most once. Clears the
   // cancellation slot first, so a late cancellation finds nothing to cancel.
+  // Submitted straight to the handler's own executor rather than through the client's type-erased one: an
+  // any_io_executor drops the execution::allocator property, so only the handler's concrete executor can
+  // allocate the queued function with the handler's associated allocator.
   template <class... Args>
   void invoke(bool post, Args&&... args) {
     if (slot_.is_connected()) slot_.clear();
     bound_handler<Handler, std::decay_t<Args>...> bound{std::move(handler_),
                                                         std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
     if (post) {
-      asio::post(io_executor_, std::move(bound));
+      asio::post(*work_, std::move(bound));
     } else {
-      asio::dispatch(io_executor_, std::move(bound));
+      asio::dispatch(*work_, std::move(bound));
     }
     work_.reset();
   }
 
  private:
   Handler handler_;
-  asio::any_io_executor io_executor_;
   slot_type slot_;
   std::optional<work_executor> work_;
 };
