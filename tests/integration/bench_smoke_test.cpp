@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "support/subprocess.hpp"
+#include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
 
@@ -24,7 +24,6 @@ namespace zkwire {
 namespace {
 
 using test::outcome;
-using test::process;
 using ::testing::HasSubstr;
 
 // One JSON object of `zkwire bench --json`: its numbers and strings by key (flat objects only).
@@ -96,8 +95,7 @@ class bench_smoke_test : public test::standalone_test {
   static outcome bench(std::initializer_list<std::string> args) {
     std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", connect_string(), "--connect-timeout", "20000", "bench"};
     argv.insert(argv.end(), args);
-    process p(argv);
-    return p.finish({}, std::chrono::seconds(120));
+    return test::run_process(argv, {}, std::chrono::seconds(120));
   }
   // Runs bench with `args` (which ask for --json) and returns its rows; none (and a failure) if it failed.
   static std::vector<row> bench_rows(std::initializer_list<std::string> args) {
@@ -261,14 +259,12 @@ TEST_F(bench_smoke_test, UsageErrors) {
   for (const auto& [args, option] : cases) {
     std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1", "bench"};
     argv.insert(argv.end(), args.begin(), args.end());
-    process p(argv);
-    const auto r = p.finish();
+    const auto r = test::run_process(argv);
     EXPECT_EQ(r.status, 2) << args.front() << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("zkwire: bench: ")) << args.front();
     EXPECT_THAT(r.err, HasSubstr(option)) << args.front();
   }
-  process help({ZKWIRE_CLI_PATH, "bench", "--help"});
-  const auto r = help.finish();
+  const auto r = test::run_process({ZKWIRE_CLI_PATH, "bench", "--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("--rate OPS"));
   EXPECT_THAT(r.out, HasSubstr("--mix OP:WEIGHT"));

@@ -15,7 +15,6 @@
 
 #include "lock_test_support.hpp"
 #include "support/child_process.hpp"
-#include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
 
@@ -48,8 +47,8 @@ class lock_curator_test : public test::standalone_test {
       if (javac.find('/') == std::string::npos || !std::filesystem::exists("/usr/share/java/curator-recipes.jar")) {
         return std::filesystem::path();
       }
-      test::process p({javac, "-d", classes.path().string(), "-cp", curator_classpath, ZKWIRE_CURATOR_WORKER_SOURCE});
-      const auto out = p.finish({}, 180s);
+      const auto out = test::run_process(
+          {javac, "-d", classes.path().string(), "-cp", curator_classpath, ZKWIRE_CURATOR_WORKER_SOURCE}, {}, 180s);
       EXPECT_EQ(out.status, 0) << out.err;
       return out.status == 0 ? classes.path() : std::filesystem::path();
     }();
@@ -64,13 +63,16 @@ class lock_curator_test : public test::standalone_test {
     }
   }
 
-  [[nodiscard]] std::unique_ptr<test::process> start_curator(const std::string& mode, const std::string& dir,
-                                                             const std::string& counter, int rounds) const {
+  // The Curator worker, its stdout and stderr in files of the test's scratch directory (read by finish()).
+  [[nodiscard]] std::unique_ptr<test::child_process> start_curator(const std::string& mode, const std::string& dir,
+                                                                   const std::string& counter, int rounds) {
     const std::string cp = worker_classes().string() + ":" + curator_classpath;
-    return std::make_unique<test::process>(std::vector<std::string>{test::find_on_path("java"), "-Xmx128m", "-cp", cp,
-                                                                    "CuratorLockWorker", connect_string(), mode, dir,
-                                                                    counter, std::to_string(rounds), "5"});
+    return std::make_unique<test::child_process>(test::child_process::spawn(
+        {test::find_on_path("java"), "-Xmx128m", "-cp", cp, "CuratorLockWorker", connect_string(), mode, dir, counter,
+         std::to_string(rounds), "5"},
+        test::child_stdio{scratch_.path() / (mode + ".out"), scratch_.path() / (mode + ".err"), {}}));
   }
+  test::temp_dir scratch_{"zkwire-curator-run-"};
 };
 
 struct tally {
@@ -128,16 +130,17 @@ TEST_F(lock_curator_test, InterProcessMutexAndZkwireLockExcludeEachOther) {
   std::vector<asio::awaitable<void>> tasks;
   for (auto& l : locks) {
     // Until the Curator program is done (and at least 20 rounds): both sides contend the whole time.
-    tasks.push_back([](lock& zl, client& zc, std::string ctr, tally& tt, test::process& java) -> asio::awaitable<void> {
-      for (int round = 0; round < 20 || java.running(); ++round) {
-        co_await zl.async_acquire(60s, use_awaitable);
-        co_await increment_while_holding(zc, ctr, tt);
-        co_await zl.async_release(use_awaitable);
-      }
-    }(*l, *c, counter, t, *curator));
+    tasks.push_back(
+        [](lock& zl, client& zc, std::string ctr, tally& tt, test::child_process& java) -> asio::awaitable<void> {
+          for (int round = 0; round < 20 || java.running(); ++round) {
+            co_await zl.async_acquire(60s, use_awaitable);
+            co_await increment_while_holding(zc, ctr, tt);
+            co_await zl.async_release(use_awaitable);
+          }
+        }(*l, *c, counter, t, *curator));
   }
   test::run_all(io, std::move(tasks), 240s);
-  const auto out = curator->finish({}, 60s);
+  const auto out = curator->finish(60s);
   EXPECT_EQ(out.status, 0) << out.out << out.err;
   EXPECT_NE(out.out.find("grants=" + std::to_string(curator_rounds) + " violations=0"), std::string::npos) << out.out;
   EXPECT_EQ(t.violations, 0);
@@ -167,7 +170,7 @@ TEST_F(lock_curator_test, InterProcessReadWriteLockAndZkwireReadWriteLockShareTh
   for (int i = 0; i < 3; ++i) locks.push_back(std::make_unique<read_write_lock>(*c, dir));
   std::vector<asio::awaitable<void>> tasks;
   for (std::size_t i = 0; i < locks.size(); ++i) {
-    tasks.push_back([](read_write_lock& rw, client& zc, std::string ctr, tally& tt, test::process& java,
+    tasks.push_back([](read_write_lock& rw, client& zc, std::string ctr, tally& tt, test::child_process& java,
                        std::size_t offset) -> asio::awaitable<void> {
       for (std::size_t round = 0; round < 20 || java.running(); ++round) {
         if ((round + offset) % 3 == 0) {
@@ -183,7 +186,7 @@ TEST_F(lock_curator_test, InterProcessReadWriteLockAndZkwireReadWriteLockShareTh
     }(*locks[i], *c, counter, t, *curator, i));
   }
   test::run_all(io, std::move(tasks), 240s);
-  const auto out = curator->finish({}, 60s);
+  const auto out = curator->finish(60s);
   EXPECT_EQ(out.status, 0) << out.out << out.err;
   EXPECT_NE(out.out.find("grants=" + std::to_string(curator_rounds) + " violations=0"), std::string::npos) << out.out;
   EXPECT_EQ(t.violations, 0);

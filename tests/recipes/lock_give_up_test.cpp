@@ -80,7 +80,7 @@ TEST_F(lock_give_up_test, ThousandTimedOutAttemptsLeaveNoWatchBehind) {
   // watches its node all along: its entry shows the table was read (an empty reply proves nothing).
   const auto waiters_session = session_hex(c->session_id());
   const auto holder_session = session_hex(holder_client->session_id());
-  const bool removed = run_co(io, test::eventually(
+  const bool removed = run_co(io, test::co_eventually(
                                       [&] {
                                         const auto watchers = server_watchers(held_node);
                                         const auto has = [&](const std::string& s) {
@@ -115,7 +115,7 @@ TEST_F(lock_give_up_test, AHolderOfTheSameClientKeepsWatchingItsNode) {
     co_await test::settle(*c);
     EXPECT_EQ(holder.state(), lock_state::held);
     co_await admin->async_remove(holder.node_path(), any_version, use_awaitable);
-    EXPECT_TRUE(co_await test::eventually([&] { return holder.state() == lock_state::lost; }));
+    EXPECT_TRUE(co_await test::co_eventually([&] { return holder.state() == lock_state::lost; }));
     auto [ec] = co_await holder.async_release(tuple_awaitable);
     EXPECT_EQ(ec, lock_errc::lock_lost);
   }());

@@ -88,7 +88,7 @@ inline std::string name_of(const std::string& path) { return path.substr(path.rf
 // Polls `predicate` until it holds or `timeout` passed; true if it held. For a test's own checks, never for what
 // the lock under test must do by itself. The coroutine counterpart of support/eventually.hpp, for tests that run
 // on the client's executor (which the blocking helper would stall).
-inline asio::awaitable<bool> eventually(std::function<bool()> predicate, std::chrono::milliseconds timeout = 20s) {
+inline asio::awaitable<bool> co_eventually(std::function<bool()> predicate, std::chrono::milliseconds timeout = 20s) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!predicate()) {
     if (std::chrono::steady_clock::now() > deadline) co_return false;

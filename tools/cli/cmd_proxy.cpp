@@ -23,6 +23,7 @@
 #include "errors.hpp"
 #include "proxy_control.hpp"
 #include "util.hpp"
+#include "values.hpp"
 #include "zkwire/faults/proxy.hpp"
 
 namespace zkwire::cli {

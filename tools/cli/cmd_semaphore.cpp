@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "values.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lock_runner.hpp"
 #include "util.hpp"
+#include "values.hpp"
 #include "zkwire/recipes/semaphore.hpp"
 
 namespace zkwire::cli {
