@@ -112,7 +112,8 @@ void lock_workload::acquire(contender& c) {
         }
         last_token_ = std::max(last_token_, token);
         me.now = contender::phase::holding;
-        check();
+        // The holder invariants are checked between rounds (world::run_until's after_step), not here: a process
+        // whose pause ends at this very instant has not yet run what it owes (its loss) when this handler runs.
         schedule(me, sim_time{10 + static_cast<sim_time::rep>(random_() % 600)}, &lock_workload::release);
       }));
   // Some acquires are disturbed before they finish: cancelled, or their lock object destroyed.
