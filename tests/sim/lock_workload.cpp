@@ -100,6 +100,7 @@ void lock_workload::acquire(contender& c) {
         me.disturb.reset();
         world_.log().add(world_.now(), cat("c", me.index, " acquire -> ",
                                            ec ? ec.message() : cat("granted, token ", me.lock->fencing_token())));
+        if (ec == condition::session_ended) renew_session(me.process);
         if (ec) {
           me.now = contender::phase::idle;
           schedule(me, sim_time{static_cast<sim_time::rep>(random_() % 400)}, &lock_workload::acquire);
@@ -132,6 +133,17 @@ void lock_workload::acquire(contender& c) {
     });
   }
   if (c.disturb) c.disturb->expires_at(world_.clock().now() + sim_time{static_cast<sim_time::rep>(random_() % 500)});
+}
+
+// After an expiry a service starts a new session on the same client, as the application would; the new session
+// must never adopt a node of the old one.
+void lock_workload::renew_session(std::size_t process) {
+  if (stopped_ || renewing_.contains(process)) return;
+  renewing_.insert(process);
+  world_.log().add(world_.now(), cat("process ", process, " starts a new session"));
+  world_.client(process).async_new_session([this, process, alive = std::weak_ptr(alive_)](std::error_code) {
+    if (!alive.expired()) renewing_.erase(process);
+  });
 }
 
 void lock_workload::release(contender& c) {

@@ -58,6 +58,7 @@ class lock_workload {
   std::unique_ptr<recipes::lock> make_lock(const contender& c);
   void acquire(contender& c);
   void release(contender& c);
+  void renew_session(std::size_t process);
   void fail(std::string what);
   std::uint64_t begin_op();
   bool end_op(std::uint64_t op, const char* what);
@@ -67,6 +68,7 @@ class lock_workload {
   workload_options options_;
   std::vector<std::unique_ptr<contender>> contenders_;
   std::set<std::uint64_t> open_ops_;
+  std::set<std::size_t> renewing_;  // processes starting a new session
   std::uint64_t next_op_ = 1;
   bool stopped_ = false;
   std::int64_t last_token_ = 0;
