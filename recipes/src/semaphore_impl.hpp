@@ -26,7 +26,7 @@ struct lease_attempt {
   explicit lease_attempt(const asio::any_io_executor& executor) : wake(executor) {}
   std::uint64_t id = 0;
   std::int32_t count = 1;
-  completion_ptr<> done;    // the caller's handler, until completed
+  completion_ptr<> done;                 // the caller's handler, until completed
   bool abandoned = false;                // the caller got its answer (or gave up): clean up and stop
   bool try_once = false;                 // timeout 0
   wake_event wake;                       // the leases changed, or the caller gave up
@@ -45,8 +45,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
 
   void observe_session();
 
-  std::uint64_t start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
-                              completion_ptr<> done);
+  std::uint64_t start_acquire(std::int32_t count, std::chrono::milliseconds timeout, completion_ptr<> done);
   void cancel_acquire(std::uint64_t id);
   std::uint64_t start_release(completion_ptr<> done);
   void cancel_release(std::uint64_t id);

@@ -11,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-#include "harness.hpp"  // tests/proto/session: frame builders made with proto's encoders
+#include "harness.hpp"           // tests/proto/session: frame builders made with proto's encoders
 #include "memory_transport.hpp"  // tests/sim
 #include "virtual_clock.hpp"     // tests/sim
 #include "zkwire/client/client.hpp"
@@ -23,9 +23,9 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace pt = proto::test;
+using sim::virtual_clock;
 using test::memory_network;
 using test::memory_server;
-using sim::virtual_clock;
 
 constexpr std::int32_t negotiated_ms = 6000;
 

@@ -21,8 +21,8 @@
 #include <sstream>
 
 #include "server.hpp"
-#include "text.hpp"
 #include "support/zk_test.hpp"
+#include "text.hpp"
 #include "wire_peer.hpp"
 
 namespace zkwire::sim {

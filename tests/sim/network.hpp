@@ -57,8 +57,8 @@ class trace {
 
 class network {
  public:
-  network(std::shared_ptr<virtual_clock> clock, server& srv, asio::any_io_executor server_executor,
-          std::uint64_t seed, trace& log);
+  network(std::shared_ptr<virtual_clock> clock, server& srv, asio::any_io_executor server_executor, std::uint64_t seed,
+          trace& log);
   network(const network&) = delete;
   network& operator=(const network&) = delete;
   network(network&&) = delete;

@@ -32,8 +32,7 @@ class virtual_clock::virtual_wakeup final : public wakeup {
   std::shared_ptr<timer_state> state_;
 };
 
-std::unique_ptr<wakeup> virtual_clock::make_wakeup(const asio::any_io_executor& executor,
-                                                   std::function<void()> fire) {
+std::unique_ptr<wakeup> virtual_clock::make_wakeup(const asio::any_io_executor& executor, std::function<void()> fire) {
   auto s = std::make_shared<timer_state>();
   s->executor = executor;
   s->fire = std::move(fire);

@@ -53,8 +53,7 @@ class world {
   // `after_step` runs after each round of handlers (the oracle). Returns whether `done` became true. Throws
   // std::runtime_error if the processes keep running without virtual time moving (a livelock in the code under
   // test).
-  bool run_until(sim_time until, const std::function<bool()>& done = {},
-                 const std::function<void()>& after_step = {});
+  bool run_until(sim_time until, const std::function<bool()>& done = {}, const std::function<void()>& after_step = {});
 
  private:
   struct process {

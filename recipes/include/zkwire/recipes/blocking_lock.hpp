@@ -16,7 +16,7 @@
 //
 // blocking_lock meets TimedLockable (lock, try_lock, try_lock_for, try_lock_until, unlock), so std::unique_lock,
 // std::scoped_lock and std::lock_guard work; blocking_read_write_lock meets SharedTimedLockable (lock/unlock and
-// try_lock* = write side, lock_shared/unlock_shared/try_lock_shared* = read side), so std::shared_lock works too.
+// try_lock* = write side; lock_shared, unlock_shared and try_lock_shared* = read side), so std::shared_lock works too.
 //
 // Exclusion
 //   Between processes and sessions ZooKeeper decides (the lock recipe of lock.hpp, same node names, so these locks
