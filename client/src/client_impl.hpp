@@ -22,6 +22,7 @@
 
 namespace zkwire::detail {
 
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): final and owned by shared_ptr<client_impl> only
 class client_impl final : public std::enable_shared_from_this<client_impl>, private transport_events {
  public:
   client_impl(asio::any_io_executor executor, client_options options, connect_string servers);

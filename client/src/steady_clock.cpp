@@ -20,6 +20,7 @@ class steady_wakeup final : public wakeup {
   steady_wakeup& operator=(const steady_wakeup&) = delete;
   steady_wakeup(steady_wakeup&&) = delete;
   steady_wakeup& operator=(steady_wakeup&&) = delete;
+  // NOLINTNEXTLINE(bugprone-exception-escape): cancel() is noexcept; a throw there ends the program, as it must
   ~steady_wakeup() override { cancel(); }
 
   void expires_at(proto::time_point when) override {
@@ -34,6 +35,7 @@ class steady_wakeup final : public wakeup {
     });
   }
 
+  // NOLINTNEXTLINE(bugprone-exception-escape): steady_timer::cancel throws only on a failed timerfd call
   void cancel() noexcept override {
     ++state_->generation;
     state_->timer.cancel();

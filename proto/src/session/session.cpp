@@ -677,7 +677,7 @@ void session::tick(time_point now) {
   const impl::deadlines due = m.timers();
   if (now >= due.reconnect) {
     m.begin_attempt(now);
-  } else if (now >= due.attempt) {
+  } else if (now >= due.attempt) {  // NOLINT(bugprone-branch-clone): a different deadline with the same action
     m.connection_lost(now, client_error::operation_timeout, true);
   } else if (now >= due.close) {
     m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);

@@ -18,7 +18,7 @@
 
 namespace zkwire::detail {
 
-class client_impl;
+class client_impl;  // NOLINT(cppcoreguidelines-virtual-class-destructor): final, owned by shared_ptr only
 
 // The result of operations that only report success or an error.
 struct no_result {};
