@@ -16,8 +16,13 @@ find_package_handle_standard_args(Asio REQUIRED_VARS Asio_INCLUDE_DIR VERSION_VA
 if(Asio_FOUND AND NOT TARGET Asio::asio)
   find_package(Threads REQUIRED)
   add_library(Asio::asio INTERFACE IMPORTED)
+  # ASIO_HAS_STD_ALIGNED_ALLOC: Asio decides it from _GLIBCXX_HAVE_ALIGNED_ALLOC, which exists only once a standard
+  # header has been included, so a unit that includes Asio first allocates handler memory with operator new while
+  # the others use aligned_alloc; both versions of the same inline functions end up in one program and memory from
+  # one is freed by the other (ASan: alloc-dealloc-mismatch). Fixing the answer makes every unit agree.
   set_target_properties(Asio::asio PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${Asio_INCLUDE_DIR}"
-                                              INTERFACE_COMPILE_DEFINITIONS "ASIO_STANDALONE;ASIO_NO_DEPRECATED"
+                                              INTERFACE_COMPILE_DEFINITIONS
+                                              "ASIO_STANDALONE;ASIO_NO_DEPRECATED;ASIO_HAS_STD_ALIGNED_ALLOC=1"
                                               INTERFACE_LINK_LIBRARIES Threads::Threads)
 endif()
 mark_as_advanced(Asio_INCLUDE_DIR)
