@@ -63,6 +63,9 @@ void ensemble::close_connection(connection_id c, sim_time now) {
 }
 
 void ensemble::forward(txn t) {
+  // The leader checks the session as it orders a request: one whose session it has expired (the member that sent
+  // it may not have applied the expiry yet) becomes an error transaction, which still takes a zxid.
+  if (t.what == txn::kind::request && !sessions_.contains(t.session)) t.session_gone = true;
   if (t.what == txn::kind::create_session) sessions_[t.session] = {t.timeout, now_};
   if (t.what == txn::kind::close_session) sessions_.erase(t.session);
   order(std::move(t));

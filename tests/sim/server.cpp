@@ -340,6 +340,14 @@ void server::apply(const txn& t, sim_time now) {
       }
       [[fallthrough]];
     case txn::kind::request: {
+      if (t.session_gone) {
+        const std::int64_t zxid = next_zxid();
+        proto::request_header header;
+        jute::reader r(t.payload, t.payload.size());
+        proto::decode(r, header);
+        if (answer) fail(origin->second, header.xid, zxid, server_error::session_expired);
+        break;
+      }
       connection scratch;  // the request as its connection sent it; the reply is kept only at the origin
       scratch.handshaken = true;
       scratch.session = t.session;

@@ -75,6 +75,7 @@ struct txn {
   sim_time at{0};                         // when the leader ordered it: ctime and mtime
   sim_time timeout{0};                    // create_session: the negotiated timeout
   bool with_read_only = false;            // create_session: the connect request had the read-only byte
+  bool session_gone = false;  // request: the leader no longer knew the session when it ordered it (it had expired)
 };
 
 // How an ensemble member reaches its ensemble. A member forwards every write (and sync, closeSession and session
