@@ -74,10 +74,9 @@ void ensemble::forward(txn t) {
 // The leader orders a transaction: every member gets it, due after its lag (the leader's own is due at once).
 void ensemble::order(txn t) {
   for (std::size_t m = 0; m < members_.size(); ++m) {
+    const auto spread = static_cast<std::uint64_t>(std::max(config_.max_lag - config_.min_lag, sim_time{0}).count());
     const auto lag =
-        m == 0
-            ? sim_time{0}
-            : sim_time{static_cast<sim_time::rep>(random_() % static_cast<std::uint64_t>(config_.max_lag.count() + 1))};
+        m == 0 ? sim_time{0} : config_.min_lag + sim_time{static_cast<sim_time::rep>(random_() % (spread + 1))};
     last_due_[m] = std::max(last_due_[m], now_ + lag);  // in order: a member applies the log as it was ordered
     backlog_[m].push_back({t, last_due_[m]});
   }

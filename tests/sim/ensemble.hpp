@@ -30,8 +30,9 @@ namespace zkwire::sim {
 
 struct ensemble_config {
   std::size_t members = 1;  // 1: a standalone server, exactly the server model alone
-  sim_time max_lag{0};      // a follower applies a transaction up to this long after the leader ordered it
-  server_config server;     // for every member
+  sim_time min_lag{0};      // a follower applies a transaction min_lag..max_lag after the leader ordered it
+  sim_time max_lag{0};
+  server_config server;  // for every member
 };
 
 class ensemble final : private replication {
