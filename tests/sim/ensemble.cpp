@@ -68,11 +68,11 @@ void ensemble::forward(txn t) {
   if (t.what == txn::kind::request && !sessions_.contains(t.session)) t.session_gone = true;
   if (t.what == txn::kind::create_session) sessions_[t.session] = {t.timeout, now_};
   if (t.what == txn::kind::close_session) sessions_.erase(t.session);
-  order(std::move(t));
+  order(t);
 }
 
 // The leader orders a transaction: every member gets it, due after its lag (the leader's own is due at once).
-void ensemble::order(txn t) {
+void ensemble::order(const txn& t) {
   for (std::size_t m = 0; m < members_.size(); ++m) {
     const auto spread = static_cast<std::uint64_t>(std::max(config_.max_lag - config_.min_lag, sim_time{0}).count());
     const auto lag =
@@ -124,7 +124,7 @@ void ensemble::tick(sim_time now) {
       t.what = txn::kind::reap;
       t.payload = path;
       t.at = now;
-      order(std::move(t));
+      order(t);
     }
   }
 }
@@ -161,7 +161,7 @@ void ensemble::expire_session(std::int64_t session, sim_time now) {
   t.what = txn::kind::close_session;
   t.session = session;
   t.at = now;
-  order(std::move(t));
+  order(t);
 }
 
 }  // namespace zkwire::sim

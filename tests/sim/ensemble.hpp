@@ -80,7 +80,7 @@ class ensemble final : private replication {
   void touch(std::int64_t session, sim_time now) override;
   void moved(std::int64_t session, std::size_t member) override;
   [[nodiscard]] bool down(std::size_t member, sim_time now) const { return now < down_until_.at(member); }
-  void order(txn t);
+  void order(const txn& t);
 
   ensemble_config config_;
   std::vector<std::unique_ptr<server>> members_;
