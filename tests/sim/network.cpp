@@ -15,6 +15,7 @@ namespace zkwire::sim {
 struct network::wire {
   connection_id id = 0;
   std::size_t process = 0;
+  std::size_t member = 0;
   std::weak_ptr<link> client;
   bool server_open = true;  // the server side has not closed it
   bool dead = false;        // died silently: nothing gets through either way
@@ -77,7 +78,9 @@ class sim_transport final : public transport {
     link_->events = nullptr;
   }
 
-  void async_connect(const host_port& /*host*/) override { net_.connect(link_); }
+  void async_connect(const host_port& host) override {
+    net_.connect(link_, static_cast<std::size_t>(host.port - network::base_port));
+  }
   void async_read_some(std::span<char> buffer) override {
     link_->read_buffer = buffer;
     link_->read_pending = true;
@@ -110,9 +113,14 @@ std::string trace::text() const {
   return out;
 }
 
-network::network(std::shared_ptr<virtual_clock> clock, server& srv, asio::any_io_executor server_executor,
+network::network(std::shared_ptr<virtual_clock> clock, ensemble& srv, asio::any_io_executor server_executor,
                  std::uint64_t seed, trace& log)
-    : clock_(std::move(clock)), server_(srv), server_executor_(std::move(server_executor)), random_(seed), trace_(log) {
+    : clock_(std::move(clock)),
+      server_(srv),
+      server_executor_(std::move(server_executor)),
+      random_(seed),
+      trace_(log),
+      crashed_until_(srv.members(), sim_time{-1}) {
   server_tick_ = clock_->make_wakeup(server_executor_, [this] {
     server_.tick(now());
     flush_all();
@@ -155,13 +163,19 @@ void network::at(const asio::any_io_executor& executor, sim_time when, std::func
 
 void network::arm_server_tick() { server_tick_->expires_at(clock_->now() + (server_.next_deadline() - now())); }
 
-void network::connect(const std::shared_ptr<link>& l) {
+void network::connect(const std::shared_ptr<link>& l, std::size_t member) {
   close(l);
   const auto generation = l->generation;
   const sim_time arrive = now() + latency();
-  at(server_executor_, arrive, [this, l, generation] {
-    if (cut_.contains(l->process)) return;  // the SYN is lost: the client's connect timeout notices
-    if (now() < crashed_until_) {
+  if (member >= server_.members()) {  // nobody listens there
+    at(l->executor, arrive, [l, generation] {
+      if (l->events != nullptr && generation == l->generation) l->events->on_connected(asio::error::connection_refused);
+    });
+    return;
+  }
+  at(server_executor_, arrive, [this, l, generation, member] {
+    if (cut(l->process, member)) return;  // the SYN is lost: the client's connect timeout notices
+    if (now() < crashed_until_[member]) {
       at(l->executor, now() + latency(), [l, generation] {
         if (l->events != nullptr && generation == l->generation)
           l->events->on_connected(asio::error::connection_refused);
@@ -169,8 +183,9 @@ void network::connect(const std::shared_ptr<link>& l) {
       return;
     }
     auto w = std::make_shared<wire>();
-    w->id = server_.open_connection();
+    w->id = server_.open_connection(member);
     w->process = l->process;
+    w->member = member;
     w->client = l;
     wires_.emplace(w->id, w);
     at(l->executor, now() + latency(), [this, l, w, generation] {
@@ -181,7 +196,7 @@ void network::connect(const std::shared_ptr<link>& l) {
       }
       l->current = w;
       l->end.clear();
-      trace_.add(now(), cat("process ", l->process, " connected (connection ", w->id, ")"));
+      trace_.add(now(), cat("process ", l->process, " connected (connection ", w->id, ", member ", w->member, ")"));
       l->events->on_connected({});
     });
   });
@@ -206,7 +221,7 @@ void network::send(const std::shared_ptr<link>& l, std::string bytes) {
 
 void network::to_server(const std::shared_ptr<wire>& w, std::string frame, bool first) {
   if (!w->server_open || w->dead) return;
-  if (cut_.contains(w->process)) {
+  if (cut(w->process, w->member)) {
     w->held_to_server.push_back(std::move(frame));
     return;
   }
@@ -263,7 +278,7 @@ void network::flush(const std::shared_ptr<wire>& w) {
   if (out.empty() && !closing) return;
   if (w->dead) out.clear();  // lost on the way
   if (trace_frames_) trace_replies(w->id, out);
-  if (cut_.contains(w->process) && !closing) {
+  if (cut(w->process, w->member) && !closing) {
     w->held_to_client += out;
     return;
   }
@@ -342,15 +357,22 @@ void network::close(const std::shared_ptr<link>& l) {
 
 void network::partition(std::size_t process, bool cut) {
   trace_.add(now(), cat("process ", process, cut ? " partitioned" : " healed"));
+  for (std::size_t m = 0; m < server_.members(); ++m) partition(process, m, cut);
+}
+
+void network::partition(std::size_t process, std::size_t member, bool cut) {
+  if (server_.members() > 1) {
+    trace_.add(now(), cat("process ", process, cut ? " partitioned from member " : " healed to member ", member));
+  }
   if (cut) {
-    cut_.insert(process);
+    cut_.insert({process, member});
     return;
   }
-  if (cut_.erase(process) == 0) return;
+  if (cut_.erase({process, member}) == 0) return;
   // What was held goes through now, in order, on the connections that survived.
   std::vector<std::shared_ptr<wire>> healed;
   for (const auto& [id, w] : wires_) {
-    if (w->process == process) healed.push_back(w);
+    if (w->process == process && w->member == member) healed.push_back(w);
   }
   for (const auto& w : healed) {
     for (auto& frame : std::exchange(w->held_to_server, {})) {
@@ -380,10 +402,23 @@ void network::reset(std::size_t process) {
 
 void network::crash_server(sim_time until) {
   trace_.add(now(), cat("server crashed until ", until.count(), " ms"));
-  crashed_until_ = until;
-  std::vector<std::shared_ptr<wire>> all;
-  for (const auto& [id, w] : wires_) all.push_back(w);
-  for (const auto& w : all) reset_wire(w, "server crash");
+  for (std::size_t m = 0; m < server_.members(); ++m) crash_member(m, until);
+}
+
+void network::crash_member(std::size_t member, sim_time until) {
+  if (server_.members() > 1) trace_.add(now(), cat("member ", member, " crashed until ", until.count(), " ms"));
+  // Without its leader no member serves clients until a new one is elected: they all close their connections.
+  const bool election = member == 0 && server_.members() > 1;
+  for (std::size_t m = 0; m < server_.members(); ++m) {
+    if (m == member || election) crashed_until_.at(m) = std::max(crashed_until_.at(m), until);
+  }
+  server_.crash(member, now(), until);
+  std::vector<std::shared_ptr<wire>> hit;
+  for (const auto& [id, w] : wires_) {
+    if (w->member == member || election) hit.push_back(w);
+  }
+  for (const auto& w : hit) reset_wire(w, "server crash");
+  arm_server_tick();
 }
 
 void network::expire(std::int64_t session) {

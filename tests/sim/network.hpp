@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "server.hpp"
+#include "ensemble.hpp"
 #include "text.hpp"
 #include "virtual_clock.hpp"
 #include "zkwire/client/transport.hpp"
@@ -57,8 +57,9 @@ class trace {
 
 class network {
  public:
-  network(std::shared_ptr<virtual_clock> clock, server& srv, asio::any_io_executor server_executor, std::uint64_t seed,
-          trace& log);
+  // Members are reached by port: base_port is member 0, base_port + 1 member 1, and so on.
+  network(std::shared_ptr<virtual_clock> clock, ensemble& srv, asio::any_io_executor server_executor,
+          std::uint64_t seed, trace& log);
   network(const network&) = delete;
   network& operator=(const network&) = delete;
   network(network&&) = delete;
@@ -67,17 +68,22 @@ class network {
 
   // The transport factory for the clients of one process.
   transport_factory factory(std::size_t process);
+  static constexpr std::uint16_t base_port = 2181;
 
   void set_faults(const fault_rates& rates) { rates_ = rates; }
   [[nodiscard]] const fault_rates& faults() const noexcept { return rates_; }
   // Cut (or heal) the process's path to the server: nothing gets through either way and connects go unanswered;
   // bytes on connections that survive the cut are delivered, in order, when it heals (as TCP retransmits them).
   void partition(std::size_t process, bool cut);
+  // Cut (or heal) the process's path to one member only.
+  void partition(std::size_t process, std::size_t member, bool cut);
   // Resets every connection of the process.
   void reset(std::size_t process);
   // The server crashes: every connection is reset and connects are refused until `until` (sessions survive, as
   // they do across a ZooKeeper restart within their timeout).
   void crash_server(sim_time until);
+  // One ensemble member crashes until `until` (its connections reset, connects refused, it applies nothing).
+  void crash_member(std::size_t member, sim_time until);
   // Expires a session at the server now.
   void expire(std::int64_t session);
 
@@ -96,7 +102,8 @@ class network {
   bool chance(double p);
   // Runs `fn` on `executor` at virtual time `at` (a wakeup the network keeps until it fires).
   void at(const asio::any_io_executor& executor, sim_time when, std::function<void()> fn);
-  void connect(const std::shared_ptr<link>& l);
+  void connect(const std::shared_ptr<link>& l, std::size_t member);
+  [[nodiscard]] bool cut(std::size_t process, std::size_t member) const { return cut_.contains({process, member}); }
   void send(const std::shared_ptr<link>& l, std::string bytes);
   void close(const std::shared_ptr<link>& l);
   void to_server(const std::shared_ptr<wire>& w, std::string frame, bool first);
@@ -107,13 +114,13 @@ class network {
   void arm_server_tick();
 
   std::shared_ptr<virtual_clock> clock_;
-  server& server_;
+  ensemble& server_;
   asio::any_io_executor server_executor_;
   std::mt19937_64 random_;
   trace& trace_;
   fault_rates rates_;
-  std::set<std::size_t> cut_;
-  sim_time crashed_until_{-1};
+  std::set<std::pair<std::size_t, std::size_t>> cut_;     // (process, member)
+  std::vector<sim_time> crashed_until_;                   // per member
   std::map<std::uint64_t, std::shared_ptr<wire>> wires_;  // by server connection id
   std::map<std::uint64_t, std::unique_ptr<wakeup>> pending_;
   std::uint64_t next_pending_ = 0;

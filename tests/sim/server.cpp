@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "zkwire/proto/connect.hpp"
+#include "zkwire/proto/message.hpp"
 
 namespace zkwire::sim {
 namespace {
@@ -58,8 +59,10 @@ void server::receive(connection_id id, std::string_view bytes, sim_time now) {
   while (!conn.closed) {
     const auto payload = conn.reader.next();
     if (!payload) break;
-    if (conn.handshaken) {
-      process(id, conn, *payload, now);
+    if (conn.blocked) {
+      conn.queued.emplace_back(*payload);
+    } else if (conn.handshaken) {
+      if (!forwarded(id, conn, *payload, now)) process(id, conn, *payload, now);
     } else {
       handshake(id, conn, *payload, now);
     }
@@ -111,6 +114,24 @@ void server::handshake(connection_id id, connection& conn, std::string_view payl
       std::clamp(sim_time{request.timeout}, config_.min_session_timeout, config_.max_session_timeout);
   proto::connect_response response;
   response.read_only = false;
+  if (ensemble_ != nullptr) {
+    if (request.session_id == 0) {
+      // createSession is a transaction: the connect response comes when this member applies it.
+      txn t;
+      t.what = txn::kind::create_session;
+      t.origin = member_;
+      t.connection = id;
+      t.session = (config_.server_id << 56) + next_session_++;
+      t.at = now;
+      t.timeout = timeout;
+      t.with_read_only = with_read_only;
+      conn.blocked = true;
+      ensemble_->forward(std::move(t));
+    } else {
+      resume_at_member(id, conn, request, timeout, with_read_only, now);
+    }
+    return;
+  }
   if (request.session_id == 0) {
     const std::int64_t session = (config_.server_id << 56) + next_session_++;
     next_zxid();  // createSession is a transaction
@@ -135,6 +156,11 @@ void server::handshake(connection_id id, connection& conn, std::string_view payl
                   s->second.password, false};
     }
   }
+  answer_connect(id, conn, response, with_read_only);
+}
+
+void server::answer_connect(connection_id id, connection& conn, const proto::connect_response& response,
+                            bool with_read_only) {
   std::string frame;
   proto::encode_frame(frame, response);
   if (!with_read_only) {  // the reply has the read-only byte only when the request had it
@@ -152,6 +178,7 @@ void server::handshake(connection_id id, connection& conn, std::string_view payl
 }
 
 void server::tick(sim_time now) {
+  if (ensemble_ != nullptr) return;  // the leader expires sessions and reaps containers, by transactions
   std::vector<std::int64_t> expired;
   for (const auto& [id, s] : sessions_) {
     // Expiry is bucketed by tickTime on the real server: a session goes at the first tick after its deadline.
@@ -169,6 +196,7 @@ void server::tick(sim_time now) {
 }
 
 sim_time server::next_deadline() const {
+  if (ensemble_ != nullptr) return sim_time::max();
   sim_time next = next_container_check_;
   for (const auto& [id, s] : sessions_) next = std::min(next, round_up(s.last_heard + s.timeout, config_.tick_time));
   return next;
@@ -195,6 +223,161 @@ void server::end_session(std::int64_t session, sim_time /*now*/) {
     if (!tree_.remove(path, -1, zxid, t, nullptr)) fire(t);
   }
   sessions_.erase(s);
+}
+
+// Ensemble members (ensemble.hpp).
+
+void server::join(replication& ensemble, std::size_t index) {
+  ensemble_ = &ensemble;
+  member_ = index;
+  config_.server_id = static_cast<std::int64_t>(index) + 1;  // session ids carry the member that created them
+}
+
+// A session resumed at a member: the leader's session table decides (a member may not have applied its creation or
+// its expiry yet), and any connection of the session at another member is closed.
+void server::resume_at_member(connection_id id, connection& conn, const proto::connect_request& request,
+                              sim_time timeout, bool with_read_only, sim_time now) {
+  const std::int64_t session = request.session_id;
+  if (const auto s = sessions_.find(session);
+      s != sessions_.end() && s->second.connection && *s->second.connection != id) {
+    if (const auto other = connections_.find(*s->second.connection); other != connections_.end()) {
+      close(other->first, other->second);
+    }
+  }
+  if (!ensemble_->session_alive(session) || password_of(session) != request.passwd) {
+    answer_connect(id, conn, {proto::wire_protocol_version, 0, 0, std::string(proto::password_length, '\0'), false},
+                   with_read_only);
+    return;
+  }
+  auto& s = sessions_[session];  // created here if this member has not applied createSession yet
+  s.id = session;
+  s.password = password_of(session);
+  s.timeout = timeout;
+  s.connection = id;
+  ensemble_->touch(session, now);
+  ensemble_->moved(session, member_);
+  answer_connect(id, conn,
+                 {proto::wire_protocol_version, static_cast<std::int32_t>(timeout.count()), session, s.password, false},
+                 with_read_only);
+}
+
+void server::disconnect_session(std::int64_t session) {
+  const auto s = sessions_.find(session);
+  if (s == sessions_.end() || !s->second.connection) return;
+  if (const auto c = connections_.find(*s->second.connection); c != connections_.end()) close(c->first, c->second);
+}
+
+// At a member, a write (and sync, and closeSession) goes to the leader; the connection waits for it to be applied.
+bool server::forwarded(connection_id id, connection& conn, std::string_view payload, sim_time now) {
+  if (ensemble_ == nullptr || applying_) return false;
+  ensemble_->touch(conn.session, now);
+  proto::request_header header;
+  jute::reader r(payload, payload.size());
+  proto::decode(r, header);
+  if (!r.ok()) return false;
+  switch (header.type) {
+    case proto::op_code::create:
+    case proto::op_code::create2:
+    case proto::op_code::create_container:
+    case proto::op_code::create_ttl:
+    case proto::op_code::delete_:
+    case proto::op_code::set_data:
+    case proto::op_code::set_acl:
+    case proto::op_code::multi:
+    case proto::op_code::sync:
+    case proto::op_code::close_session:
+      break;
+    default:
+      return false;
+  }
+  txn t;
+  t.what = header.type == proto::op_code::close_session ? txn::kind::close_session : txn::kind::request;
+  t.origin = member_;
+  t.connection = id;
+  t.session = conn.session;
+  t.digest_users = conn.digest_users;
+  t.payload = std::string(payload);
+  t.at = now;
+  conn.blocked = true;
+  ensemble_->forward(std::move(t));
+  return true;
+}
+
+void server::apply(const txn& t, sim_time now) {
+  const auto origin = t.origin == member_ && t.connection != 0 ? connections_.find(t.connection) : connections_.end();
+  const bool answer = origin != connections_.end() && !origin->second.closed;
+  applying_ = true;
+  switch (t.what) {
+    case txn::kind::create_session: {
+      next_zxid();
+      auto& s = sessions_[t.session];  // a resume here may have come first
+      s.id = t.session;
+      s.password = password_of(t.session);
+      s.timeout = t.timeout;
+      if (answer) {
+        s.connection = origin->first;
+        answer_connect(
+            origin->first, origin->second,
+            {proto::wire_protocol_version, static_cast<std::int32_t>(t.timeout.count()), t.session, s.password, false},
+            t.with_read_only);
+      }
+      break;
+    }
+    case txn::kind::reap: {
+      // The leader saw an empty container; every member re-checks on the same state, so all agree.
+      const auto reapable = tree_.reapable_containers();
+      if (std::find(reapable.begin(), reapable.end(), t.payload) != reapable.end()) {
+        triggers out;
+        const std::int64_t zxid = next_zxid();
+        if (!tree_.remove(t.payload, -1, zxid, out, nullptr)) fire(out);
+      }
+      break;
+    }
+    case txn::kind::close_session:
+      if (t.connection == 0 || !answer) {
+        expire_session(t.session, t.at);
+        break;
+      }
+      [[fallthrough]];
+    case txn::kind::request: {
+      if (t.session_gone) {
+        const std::int64_t zxid = next_zxid();
+        proto::request_header header;
+        jute::reader r(t.payload, t.payload.size());
+        proto::decode(r, header);
+        if (answer) fail(origin->second, header.xid, zxid, server_error::session_expired);
+        break;
+      }
+      connection scratch;  // the request as its connection sent it; the reply is kept only at the origin
+      scratch.handshaken = true;
+      scratch.session = t.session;
+      scratch.digest_users = t.digest_users;
+      process(0, scratch, t.payload, t.at);
+      if (answer) {
+        origin->second.output += scratch.output;
+        if (scratch.closed) close(origin->first, origin->second);
+      }
+      break;
+    }
+  }
+  applying_ = false;
+  if (answer) {
+    origin->second.blocked = false;
+    drain(origin->first, origin->second, now);
+  }
+}
+
+// What a connection sent while its forwarded request was pending, in order, until the next one blocks it again.
+void server::drain(connection_id id, connection& conn, sim_time now) {
+  while (!conn.blocked && !conn.closed && !conn.queued.empty()) {
+    const std::string payload = std::move(conn.queued.front());
+    conn.queued.pop_front();
+    if (!conn.handshaken) {
+      handshake(id, conn, payload, now);
+    } else if (!forwarded(id, conn, payload, now)) {
+      process(id, conn, payload, now);
+    }
+  }
 }
 
 void server::fire(const triggers& t) {

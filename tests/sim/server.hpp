@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -35,6 +36,7 @@
 
 #include "data_tree.hpp"
 #include "watch_table.hpp"
+#include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
 #include "zkwire/proto/message.hpp"
 
@@ -60,6 +62,35 @@ struct session_info {
   std::optional<connection_id> connection;
 };
 
+// A write as an ensemble's leader orders it (ensemble.hpp): every member applies the same transactions in the same
+// order, so their trees, zxids and sequential names stay identical; only when each applies them differs.
+struct txn {
+  enum class kind { request, create_session, close_session, reap };
+  kind what = kind::request;
+  std::size_t origin = 0;        // the member the client sent it to, which replies when it applies it
+  connection_id connection = 0;  // at the origin; 0 for the leader's own (expiry, the container reaper)
+  std::int64_t session = 0;
+  std::vector<std::string> digest_users;  // the connection's, for ACL checks at every member
+  std::string payload;                    // request: the request's payload; reap: the container's path
+  sim_time at{0};                         // when the leader ordered it: ctime and mtime
+  sim_time timeout{0};                    // create_session: the negotiated timeout
+  bool with_read_only = false;            // create_session: the connect request had the read-only byte
+  bool session_gone = false;  // request: the leader no longer knew the session when it ordered it (it had expired)
+};
+
+// How an ensemble member reaches its ensemble. A member forwards every write (and sync, closeSession and session
+// creation) instead of applying it, and applies what the ensemble hands back with apply().
+class replication {
+ public:
+  virtual void forward(txn t) = 0;
+  [[nodiscard]] virtual bool session_alive(std::int64_t session) const = 0;  // the leader's word
+  virtual void touch(std::int64_t session, sim_time now) = 0;                // the leader hears of the session
+  virtual void moved(std::int64_t session, std::size_t member) = 0;          // the session now lives at member
+
+ protected:
+  ~replication() = default;
+};
+
 class server {
  public:
   explicit server(server_config config = {});
@@ -70,6 +101,15 @@ class server {
   [[nodiscard]] bool is_closed(connection_id c) const;
   void close_connection(connection_id c, sim_time now);
   void tick(sim_time now);
+
+  // Ensemble membership: from now on this server is member `index` of `ensemble` (which outlives it). A member
+  // forwards writes and applies transactions; it neither expires sessions nor reaps containers (the leader does).
+  void join(replication& ensemble, std::size_t index);
+  // Applies one ordered transaction; at its origin the reply goes to the client, and requests queued behind it on
+  // that connection run.
+  void apply(const txn& t, sim_time now);
+  // The session's connection here, if any, is closed (the session moved to another member).
+  void disconnect_session(std::int64_t session);
 
   // Faults and inspection.
   void expire_session(std::int64_t session, sim_time now);
@@ -89,6 +129,10 @@ class server {
     bool closed = false;
     std::int64_t session = 0;
     std::vector<std::string> digest_users;  // from auth packets, for whoAmI and auth: ACLs
+    // Ensemble member: a forwarded request of this connection is not applied yet; what follows waits behind it, as a
+    // ZooKeeper server answers a session's requests in order.
+    bool blocked = false;
+    std::deque<std::string> queued;
   };
   struct context {  // the request being processed
     connection_id id;
@@ -99,6 +143,11 @@ class server {
 
   void handshake(connection_id id, connection& conn, std::string_view payload, sim_time now);
   void process(connection_id id, connection& conn, std::string_view payload, sim_time now);
+  bool forwarded(connection_id id, connection& conn, std::string_view payload, sim_time now);
+  void answer_connect(connection_id id, connection& conn, const proto::connect_response& response, bool with_read_only);
+  void resume_at_member(connection_id id, connection& conn, const proto::connect_request& request, sim_time timeout,
+                        bool with_read_only, sim_time now);
+  void drain(connection_id id, connection& conn, sim_time now);
   void close(connection_id id, connection& conn);
   void end_session(std::int64_t session, sim_time now);  // expiry or closeSession: one transaction
   std::int64_t next_zxid() { return ++zxid_; }
@@ -134,6 +183,9 @@ class server {
   std::int64_t zxid_ = 0;
   sim_time next_container_check_{0};
   std::mt19937_64 random_;
+  replication* ensemble_ = nullptr;  // null: standalone
+  std::size_t member_ = 0;
+  bool applying_ = false;  // a transaction is being applied: writes run here instead of being forwarded
 };
 
 template <class Body>

@@ -5,23 +5,32 @@
 namespace zkwire::sim {
 
 namespace {
-server_config server_settings(std::uint64_t seed) {
-  server_config config;
-  config.seed = seed;
-  config.tick_time = sim_time{200};
-  config.max_session_timeout = sim_time{60000};
-  config.container_check_interval = sim_time{500};
+ensemble_config server_settings(const world_options& options) {
+  ensemble_config config;
+  config.members = options.members;
+  config.max_lag = options.max_lag;
+  config.server.seed = options.seed;
+  config.server.tick_time = sim_time{200};
+  config.server.max_session_timeout = sim_time{60000};
+  config.server.container_check_interval = sim_time{500};
   return config;
+}
+
+// One address per member; the network tells members apart by port.
+std::string connect_string(std::size_t members) {
+  std::string out;
+  for (std::size_t m = 0; m < members; ++m) out += cat(m == 0 ? "" : ",", "10.0.0.1:", network::base_port + m);
+  return out;
 }
 }  // namespace
 
-world::world(const world_options& options) : clock_(virtual_clock::make()), server_(server_settings(options.seed)) {
+world::world(const world_options& options) : clock_(virtual_clock::make()), server_(server_settings(options)) {
   network_ = std::make_unique<network>(clock_, server_, server_io_.get_executor(), options.seed, trace_);
   network_->trace_frames(options.trace_frames);
   for (std::size_t p = 0; p < options.processes; ++p) {
     auto proc = std::make_unique<process>();
     client_options o;
-    o.connect_string = "10.0.0.1:2181";
+    o.connect_string = connect_string(options.members);
     o.session_timeout = options.session_timeout;
     o.seed = options.seed * 31 + p;
     o.clock = clock_;

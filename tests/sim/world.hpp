@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "ensemble.hpp"
 #include "network.hpp"
-#include "server.hpp"
 #include "virtual_clock.hpp"
 #include "zkwire/client/client.hpp"
 
@@ -22,7 +22,10 @@ struct world_options {
   std::uint64_t seed = 1;
   std::size_t processes = 3;
   std::chrono::milliseconds session_timeout{3000};
-  bool trace_frames = false;  // every frame in the trace (for replaying one seed; slows a run down)
+  bool trace_frames = false;
+  std::size_t members = 1;  // 1: a standalone server; more: an ensemble (ensemble.hpp)
+  sim_time max_lag{0};      // ensemble: how far behind the leader a follower applies  // every frame in the trace (for
+                            // replaying one seed; slows a run down)
 };
 
 class world {
@@ -37,7 +40,7 @@ class world {
   [[nodiscard]] std::size_t processes() const noexcept { return processes_.size(); }
   zkwire::client& client(std::size_t p) { return *processes_.at(p)->client; }
   asio::io_context& io(std::size_t p) { return processes_.at(p)->io; }
-  server& zk() noexcept { return server_; }
+  ensemble& zk() noexcept { return server_; }
   network& net() noexcept { return *network_; }
   trace& log() noexcept { return trace_; }
   virtual_clock& clock() noexcept { return *clock_; }
@@ -65,7 +68,7 @@ class world {
 
   std::shared_ptr<virtual_clock> clock_;
   trace trace_;
-  server server_;
+  ensemble server_;
   asio::io_context server_io_;
   std::unique_ptr<network> network_;
   std::vector<std::unique_ptr<process>> processes_;
