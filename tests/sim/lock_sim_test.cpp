@@ -5,7 +5,8 @@
 // prints the trace (faults, connections, acquires and releases with their virtual times).
 //
 //   ZKWIRE_SIM_SEED=N         replay one seed and print its trace
-//   ZKWIRE_SIM_SCHEDULES=N    how many schedules (default 5000 per ctest entry; more for a soak)
+//   ZKWIRE_SIM_SCHEDULES=N    how many schedules (more for a soak); without it ZKWIRE_SIM_ENTRY_SCHEDULES, which
+//                             ctest sets from the CMake variable of that name (default 5000 per entry), else 5000
 //   ZKWIRE_SIM_FIRST_SEED=N   the first seed of the range (ctest runs two ranges side by side)
 //   ZKWIRE_SIM_ONLY=standalone|ensemble   run only the seeds of one mode (odd seeds run against an ensemble)
 
@@ -167,7 +168,7 @@ TEST(lock_simulation, SeededFaultSchedules) {
     return;
   }
   const std::uint64_t first = env_number("ZKWIRE_SIM_FIRST_SEED", 1);
-  const std::uint64_t count = env_number("ZKWIRE_SIM_SCHEDULES", 5000);
+  const std::uint64_t count = env_number("ZKWIRE_SIM_SCHEDULES", env_number("ZKWIRE_SIM_ENTRY_SCHEDULES", 5000));
   std::size_t grants = 0;
   std::size_t ensembles = 0;
   std::size_t ran = 0;
