@@ -23,15 +23,17 @@ void hold_monitor::observe_session() {
       });
 }
 
-void hold_monitor::set_state(lock_state to, std::error_code reason) {
-  const auto from = state_;
+void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason) {
+  const auto from = state;
   if (from == to) return;
-  state_ = to;
-  if (listener_) {
-    const auto listener = listener_;  // it may replace itself
-    listener(lock_event{from, to, reason});
+  state = to;
+  if (listener) {
+    const auto call = listener;  // it may replace itself
+    call(lock_event{from, to, reason});
   }
 }
+
+void hold_monitor::set_state(lock_state to, std::error_code reason) { change_state(state_, listener_, to, reason); }
 
 void hold_monitor::on_session(const state_event& e) {
   switch (e.to) {

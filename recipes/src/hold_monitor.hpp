@@ -26,6 +26,9 @@ struct owned_node {
   std::int64_t session = 0;  // its ephemeralOwner
 };
 
+// Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
+void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason);
+
 class hold_monitor {
  public:
   hold_monitor(client& c, std::optional<std::chrono::milliseconds> safety_margin);
