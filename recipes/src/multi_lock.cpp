@@ -165,6 +165,11 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
       }
     }
     if (a->cancelled && !ec) ec = client_error::cancelled;  // cancelled after the last member was granted
+    // A member taken earlier may have been lost while we waited for a later one: then we do not hold them all.
+    for (std::size_t i = 0; i < taken && !ec; ++i) {
+      const auto s = self->members_[i].state();
+      if (s != lock_state::held && s != lock_state::uncertain) ec = lock_errc::lock_lost;
+    }
     if (ec) {
       // All or none: give back what we took (the deletes run in the background, retried across reconnects).
       for (std::size_t i = 0; i < taken; ++i) self->release_member_in_background(i);

@@ -137,9 +137,9 @@ class multi_lock {
   // Acquires every member lock in canonical order, waiting at most `timeout` in all (negative: forever; 0: try
   // each once). Signature void(std::error_code). On any error, the members taken are released first.
   // Errors: lock_errc::timeout, client_error::cancelled, client_error::invalid_argument (no directory),
-  // lock_errc::already_held, lock_errc::acquire_in_progress, lock_errc::lock_lost (lost and not yet released), and
-  // any member's error (lock::async_acquire: the session's end, server errors about a directory, invalid_path).
-  // Connection loss is not an error.
+  // lock_errc::already_held, lock_errc::acquire_in_progress, lock_errc::lock_lost (lost and not yet released, or a
+  // member taken was lost while waiting for a later one), and any member's error (lock::async_acquire: the session's
+  // end, server errors about a directory, invalid_path). Connection loss is not an error.
   template <class CompletionToken>
   auto async_acquire(std::chrono::milliseconds timeout, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_multi_lock_acquire{impl_},
@@ -176,7 +176,8 @@ class multi_lock {
   // The member directories in acquisition order (sorted, without duplicates).
   [[nodiscard]] const std::vector<std::string>& directories() const noexcept { return detail::directories_of(*impl_); }
   // The member lock on `directory` (nullptr if it is not a member), for its fencing_token(), node_path() and
-  // async_guarded_multi. Do not acquire or release it directly: releasing a member counts as losing the hold.
+  // async_guarded_multi and set_revocation_handler. Do not acquire or release it directly (releasing a member
+  // counts as losing the hold) nor replace its listener (the multi_lock follows its members through it).
   [[nodiscard]] lock* member(std::string_view directory) noexcept { return detail::member_of(*impl_, directory); }
   [[nodiscard]] const lock* member(std::string_view directory) const noexcept {
     return detail::member_of(*impl_, directory);
