@@ -246,7 +246,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
   std::uint64_t next_id_ = 1;
 };
 
-multi_lock_ptr make_multi_lock_impl(client& c, std::vector<std::string> directories, lock_options options) {
+multi_lock_ptr make_multi_lock_impl(client& c, std::vector<std::string> directories, const lock_options& options) {
   auto impl = std::make_shared<multi_lock_impl>(c, std::move(directories), options);
   impl->observe_members();
   return impl;
@@ -281,8 +281,8 @@ asio::cancellation_slot lost_slot_of(multi_lock_impl& impl) noexcept { return im
 
 namespace zkwire::recipes {
 
-multi_lock::multi_lock(client& c, std::vector<std::string> directories, lock_options options)
-    : impl_(detail::make_multi_lock_impl(c, std::move(directories), std::move(options))) {}
+multi_lock::multi_lock(client& c, std::vector<std::string> directories, const lock_options& options)
+    : impl_(detail::make_multi_lock_impl(c, std::move(directories), options)) {}
 
 multi_lock::~multi_lock() {
   if (impl_) detail::abandon(*impl_);

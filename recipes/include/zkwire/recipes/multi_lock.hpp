@@ -65,7 +65,7 @@ class multi_lock_impl;
 using multi_lock_ptr = std::shared_ptr<multi_lock_impl>;
 using multi_lock_weak_ptr = std::weak_ptr<multi_lock_impl>;
 
-multi_lock_ptr make_multi_lock_impl(client& c, std::vector<std::string> directories, lock_options options);
+multi_lock_ptr make_multi_lock_impl(client& c, std::vector<std::string> directories, const lock_options& options);
 asio::any_io_executor executor_of(const multi_lock_impl& impl);
 void abandon(multi_lock_impl& impl) noexcept;
 std::uint64_t start_acquire(const multi_lock_ptr& impl, std::chrono::milliseconds timeout, completion_ptr<> done);
@@ -124,7 +124,7 @@ class multi_lock {
  public:
   // Exclusive locks on every directory of `directories` (valid absolute paths, created when missing; order and
   // duplicates do not matter), each with `options`. Does no I/O.
-  multi_lock(client& c, std::vector<std::string> directories, lock_options options = {});
+  multi_lock(client& c, std::vector<std::string> directories, const lock_options& options = {});
   // Gives up a hold or a pending acquire in the background.
   ~multi_lock();
   multi_lock(const multi_lock&) = delete;
