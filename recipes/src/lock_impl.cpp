@@ -11,26 +11,11 @@
 namespace zkwire::recipes::detail {
 
 lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
-    : link_(std::make_shared<client_link>(client_link{&c, false})),
-      executor_(c.get_executor()),
+    : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
-      options_(std::move(options)),
-      clock_(c.clock()) {
+      options_(std::move(options)) {
   if (options_.data.empty()) options_.data = default_lock_data();
-}
-
-lock_impl::~lock_impl() {
-  if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
-}
-
-void lock_impl::observe_session() {
-  observer_ = link_->target->add_state_observer(
-      [weak = std::weak_ptr<lock_impl>(shared_from_this()), link = link_](const state_event& e) {
-        // A closed client (closed session, or the client object being destroyed) must not be touched again.
-        if (e.to == session_state::closed) link->gone = true;
-        if (auto self = weak.lock()) self->on_session(e);
-      });
 }
 
 // --- acquire ---
@@ -116,17 +101,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
     if (self && self->generation_ == generation && !self->own_watch_armed_) self->watch_own_node(generation);
   });
   arm_margin_timer(generation_);
-  // The session may have changed state since the listing that granted us (the task resumes in a posted handler,
-  // and on_session ignored the change while acquiring): catch up, or we would report `held` on a broken
-  // connection, or on a session that ended, and never check again after the reconnect.
-  if (client* c = link_->get(); c == nullptr) {
-    on_lost(client_error::closed);
-  } else if (const auto now = c->state();
-             now != session_state::connected && now != session_state::connected_read_only) {
-    on_session(state_event{
-        now, now,
-        now == session_state::suspended ? make_error_code(client_error::connection_loss) : std::error_code()});
-  }
+  catch_up_with_session();
   return true;
 }
 
@@ -138,16 +113,6 @@ std::string lock_impl::sibling_held_node() const {
 }
 
 // --- holding ---
-
-void lock_impl::set_state(lock_state to, std::error_code reason) {
-  const auto from = state_;
-  if (from == to) return;
-  state_ = to;
-  if (listener_) {
-    const auto listener = listener_;  // it may replace itself
-    listener(lock_event{from, to, reason});
-  }
-}
 
 void lock_impl::watch_own_node(std::uint64_t generation) {
   client* c = link_->get();
@@ -191,84 +156,19 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
       });
 }
 
-void lock_impl::on_session(const state_event& e) {
-  switch (e.to) {
-    case session_state::suspended:
-      if (state_ == lock_state::held) set_state(lock_state::uncertain, e.reason);
-      break;
-    case session_state::connected:
-    case session_state::connected_read_only:
-      if (state_ == lock_state::uncertain) verify_after_reconnect(generation_);
-      break;
-    case session_state::lost:
-    case session_state::expired:
-    case session_state::auth_failed:
-    case session_state::closed:
-      on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
-      break;
-    default:
-      break;
-  }
+std::vector<const owned_node*> lock_impl::held_nodes() const {
+  if (!node_) return {};
+  return {&*node_};
 }
 
-void lock_impl::verify_after_reconnect(std::uint64_t generation) {
-  client* c = link_->get();
-  if (c == nullptr || !node_) return;
-  if (c->session_id() != node_->session) {
-    on_lost(lock_errc::session_changed);
-    return;
-  }
-  c->async_exists(node_->path, [weak = std::weak_ptr<lock_impl>(shared_from_this()), generation](
-                                   std::error_code ec, const std::optional<zkwire::stat>& st) {
-    auto self = weak.lock();
-    if (!self || self->generation_ != generation || self->state_ != lock_state::uncertain) return;
-    if (ec) {
-      if (!is_connection_loss(ec)) self->on_lost(ec);
-      return;  // connection loss: the next reconnect verifies again
-    }
-    if (!st) {
-      self->on_lost(server_error::no_node);
-    } else if (st->ephemeral_owner != self->node_->session) {
-      self->on_lost(lock_errc::session_changed);
-    } else {
-      self->set_state(lock_state::held, {});
-      if (!self->own_watch_armed_) self->watch_own_node(generation);
-    }
-  });
-}
-
-std::chrono::milliseconds lock_impl::safety_margin() const {
-  if (options_.safety_margin) return *options_.safety_margin;
-  client* c = link_->get();
-  return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
-}
-
-void lock_impl::arm_margin_timer(std::uint64_t generation) {
-  client* c = link_->get();
-  if (c == nullptr) return;
-  const auto now = clock_->now();
-  const auto last = c->last_answered_send_time().value_or(now);
-  const auto deadline = last + c->session_timeout() - safety_margin();
-  if (now >= deadline) {
-    on_lost(lock_errc::safety_margin_passed);
-    return;
-  }
-  if (!margin_timer_) {
-    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this())] {
-      auto self = weak.lock();
-      if (!self || self->generation_ != self->margin_generation_) return;
-      if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
-      self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
-    });
-  }
-  margin_generation_ = generation;
-  margin_timer_->expires_at(deadline);
+void lock_impl::on_verified(std::uint64_t generation) {
+  if (!own_watch_armed_) watch_own_node(generation);
 }
 
 void lock_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
-  if (margin_timer_) margin_timer_->cancel();
+  cancel_margin_timer();
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);
   complete_all(lost_waiters_, lock_errc::lock_lost);
@@ -289,7 +189,7 @@ void lock_impl::complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& w
 
 void lock_impl::end_hold() {
   ++generation_;
-  if (margin_timer_) margin_timer_->cancel();
+  cancel_margin_timer();
   holds_ = 0;
   node_.reset();
   set_state(lock_state::released, {});

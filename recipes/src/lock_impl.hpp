@@ -1,7 +1,7 @@
 #pragma once
 // The state behind zkwire::recipes::lock: what is held, the pending acquire, the monitoring of a held lock
-// (own-node watch, session observer, safety-margin timer) and release. The acquire task itself is in acquire.cpp.
-// Everything runs on the client's executor.
+// (own-node watch; the session observer and safety-margin timer are hold_monitor's) and release. The acquire task
+// itself is in acquire.cpp. Everything runs on the client's executor.
 
 #include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
@@ -15,18 +15,11 @@
 #include <system_error>
 
 #include "client_ops.hpp"
+#include "hold_monitor.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::recipes::detail {
-
-// Our node in the lock directory.
-struct owned_node {
-  std::string path;  // full client path
-  std::string name;  // child name
-  std::int64_t czxid = 0;
-  std::int64_t session = 0;  // its ephemeralOwner
-};
 
 // After a create whose outcome is unknown: our node, if the create happened in the current session.
 struct recovery {
@@ -52,17 +45,14 @@ struct attempt {
   std::unique_ptr<wakeup> deadline;  // the acquire's timeout, on the client's clock; null without one
 };
 
-class lock_impl : public std::enable_shared_from_this<lock_impl> {
+class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_monitor {
  public:
   lock_impl(client& c, std::string directory, lock_kind kind, lock_options options);
-  ~lock_impl();
+  ~lock_impl() override = default;
   lock_impl(const lock_impl&) = delete;
   lock_impl& operator=(const lock_impl&) = delete;
   lock_impl(lock_impl&&) = delete;
   lock_impl& operator=(lock_impl&&) = delete;
-
-  // Registers the session observer (needs shared_from_this, so not in the constructor).
-  void observe_session();
 
   // --- used by the public functions ---
   std::uint64_t start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done);
@@ -85,62 +75,45 @@ class lock_impl : public std::enable_shared_from_this<lock_impl> {
   void count_wakeup() noexcept { ++wakeups_; }
 
   // --- observers ---
-  [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
-  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
   [[nodiscard]] const lock_options& options() const noexcept { return options_; }
-  [[nodiscard]] lock_state state() const noexcept { return state_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
   [[nodiscard]] std::uint64_t wakeups() const noexcept { return wakeups_; }
   // Grants so far: identifies the current hold (a lock_hold of an earlier one must not release a later one).
   [[nodiscard]] std::uint64_t grant_id() const noexcept { return grant_id_; }
   [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
-  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
   void set_revocation_handler(revocation_handler handler) { revocation_ = std::move(handler); }
   asio::cancellation_slot lost_slot() noexcept { return lost_signal_.slot(); }
   void link_sibling(const std::shared_ptr<lock_impl>& sibling) { sibling_ = sibling; }
 
  private:
-  void set_state(lock_state to, std::error_code reason);
-  void on_session(const state_event& e);
-  void on_lost(std::error_code reason);
+  std::shared_ptr<hold_monitor> monitor_self() override { return shared_from_this(); }
+  [[nodiscard]] std::vector<const owned_node*> held_nodes() const override;
+  void on_lost(std::error_code reason) override;
+  void on_verified(std::uint64_t generation) override;
   void end_hold();
   static asio::awaitable<void> release_task(std::shared_ptr<lock_impl> self, std::string node_path,
                                             std::uint64_t release_id);
   void watch_own_node(std::uint64_t generation);
-  void verify_after_reconnect(std::uint64_t generation);
-  void arm_margin_timer(std::uint64_t generation);
-  [[nodiscard]] std::chrono::milliseconds safety_margin() const;
   template <class... Args>
   static void complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& waiters, std::error_code ec);
 
-  link_ptr link_;
-  asio::any_io_executor executor_;
-  std::uint64_t observer_ = 0;
   std::string directory_;
   lock_kind kind_;
   lock_options options_;
   std::weak_ptr<lock_impl> sibling_;
 
-  lock_state state_ = lock_state::released;
   std::size_t holds_ = 0;
   std::optional<owned_node> node_;
-  // Bumped whenever a hold starts or ends, so callbacks of an earlier hold recognise they are stale.
-  std::uint64_t generation_ = 0;
   bool own_watch_armed_ = false;
   std::int64_t revocation_seen_mzxid_ = 0;
-  // The safety margin's wakeup, on the client's clock (made when first armed); the hold it was armed for.
-  std::shared_ptr<zkwire::clock> clock_;
-  std::unique_ptr<wakeup> margin_timer_;
-  std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<attempt> current_;
   std::map<std::uint64_t, completion_ptr<>> releases_;
   std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
   asio::cancellation_signal lost_signal_;
-  lock_listener listener_;
   revocation_handler revocation_;
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;

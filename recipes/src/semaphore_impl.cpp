@@ -7,25 +7,11 @@
 namespace zkwire::recipes::detail {
 
 semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options)
-    : link_(std::make_shared<client_link>(client_link{&c, false})),
-      executor_(c.get_executor()),
+    : hold_monitor(c, options.safety_margin),
       path_(std::move(path)),
       max_leases_(max_leases),
-      options_(std::move(options)),
-      clock_(c.clock()) {
+      options_(std::move(options)) {
   if (options_.data.empty()) options_.data = default_lock_data();
-}
-
-semaphore_impl::~semaphore_impl() {
-  if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
-}
-
-void semaphore_impl::observe_session() {
-  observer_ = link_->target->add_state_observer(
-      [weak = std::weak_ptr<semaphore_impl>(shared_from_this()), link = link_](const state_event& e) {
-        if (e.to == session_state::closed) link->gone = true;  // a closed client must not be touched again
-        if (auto self = weak.lock()) self->on_session(e);
-      });
 }
 
 // --- acquire ---
@@ -100,29 +86,11 @@ bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::v
   complete(std::move(done), {});
   for (std::size_t i = 0; i < leases_.size(); ++i) watch_lease(i, generation_);
   arm_margin_timer(generation_);
-  // The session may have changed state since the listing that granted us: catch up (as the lock does).
-  if (client* c = link_->get(); c == nullptr) {
-    on_lost(client_error::closed);
-  } else if (const auto now = c->state();
-             now != session_state::connected && now != session_state::connected_read_only) {
-    on_session(state_event{
-        now, now,
-        now == session_state::suspended ? make_error_code(client_error::connection_loss) : std::error_code()});
-  }
+  catch_up_with_session();
   return true;
 }
 
 // --- holding ---
-
-void semaphore_impl::set_state(lock_state to, std::error_code reason) {
-  const auto from = state_;
-  if (from == to) return;
-  state_ = to;
-  if (listener_) {
-    const auto listener = listener_;  // it may replace itself
-    listener(lock_event{from, to, reason});
-  }
-}
 
 void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
   client* c = link_->get();
@@ -149,87 +117,21 @@ void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
       });
 }
 
-void semaphore_impl::on_session(const state_event& e) {
-  switch (e.to) {
-    case session_state::suspended:
-      if (state_ == lock_state::held) set_state(lock_state::uncertain, e.reason);
-      break;
-    case session_state::connected:
-    case session_state::connected_read_only:
-      if (state_ == lock_state::uncertain) verify_after_reconnect(generation_);
-      break;
-    case session_state::lost:
-    case session_state::expired:
-    case session_state::auth_failed:
-    case session_state::closed:
-      on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
-      break;
-    default:
-      break;
-  }
+std::vector<const owned_node*> semaphore_impl::held_nodes() const {
+  std::vector<const owned_node*> nodes;
+  nodes.reserve(leases_.size());
+  for (const auto& lease : leases_) nodes.push_back(&lease);
+  return nodes;
 }
 
-void semaphore_impl::verify_after_reconnect(std::uint64_t generation) {
-  client* c = link_->get();
-  if (c == nullptr || leases_.empty()) return;
-  if (c->session_id() != leases_.front().session) {
-    on_lost(lock_errc::session_changed);
-    return;
-  }
-  verified_ = 0;
-  for (std::size_t i = 0; i < leases_.size(); ++i) {
-    c->async_exists(leases_[i].path, [weak = std::weak_ptr<semaphore_impl>(shared_from_this()), generation, i](
-                                         std::error_code ec, const std::optional<zkwire::stat>& st) {
-      auto self = weak.lock();
-      if (!self || self->generation_ != generation || self->state_ != lock_state::uncertain) return;
-      if (ec) {
-        if (!is_connection_loss(ec)) self->on_lost(ec);
-        return;  // connection loss: the next reconnect verifies again
-      }
-      if (!st) {
-        self->on_lost(server_error::no_node);
-      } else if (st->ephemeral_owner != self->leases_[i].session) {
-        self->on_lost(lock_errc::session_changed);
-      } else if (++self->verified_ == self->leases_.size()) {
-        self->set_state(lock_state::held, {});
-        for (std::size_t j = 0; j < self->leases_.size(); ++j) self->watch_lease(j, generation);
-      }
-    });
-  }
-}
-
-std::chrono::milliseconds semaphore_impl::safety_margin() const {
-  if (options_.safety_margin) return *options_.safety_margin;
-  client* c = link_->get();
-  return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
-}
-
-void semaphore_impl::arm_margin_timer(std::uint64_t generation) {
-  client* c = link_->get();
-  if (c == nullptr) return;
-  const auto now = clock_->now();
-  const auto last = c->last_answered_send_time().value_or(now);
-  const auto deadline = last + c->session_timeout() - safety_margin();
-  if (now >= deadline) {
-    on_lost(lock_errc::safety_margin_passed);
-    return;
-  }
-  if (!margin_timer_) {
-    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<semaphore_impl>(shared_from_this())] {
-      auto self = weak.lock();
-      if (!self || self->generation_ != self->margin_generation_) return;
-      if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
-      self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
-    });
-  }
-  margin_generation_ = generation;
-  margin_timer_->expires_at(deadline);
+void semaphore_impl::on_verified(std::uint64_t generation) {
+  for (std::size_t i = 0; i < leases_.size(); ++i) watch_lease(i, generation);
 }
 
 void semaphore_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
-  if (margin_timer_) margin_timer_->cancel();
+  cancel_margin_timer();
   set_state(lock_state::lost, reason);
   complete_all(lost_waiters_, lock_errc::lock_lost);
   // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
@@ -246,7 +148,7 @@ void semaphore_impl::complete_all(std::map<std::uint64_t, completion_ptr<>>& wai
 
 void semaphore_impl::end_hold() {
   ++generation_;
-  if (margin_timer_) margin_timer_->cancel();
+  cancel_margin_timer();
   leases_.clear();
   set_state(lock_state::released, {});
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The state behind zkwire::recipes::semaphore: the leases held, the pending acquire, the monitoring of held leases
-// (a data watch on each lease node, the session observer, the safety-margin timer) and release. The acquire task
-// is in semaphore_acquire.cpp. Everything runs on the client's executor.
+// (a data watch on each lease node; the session observer and safety-margin timer are hold_monitor's) and release. The
+// acquire task is in semaphore_acquire.cpp. Everything runs on the client's executor.
 
 #include <asio/any_io_executor.hpp>
 #include <asio/cancellation_signal.hpp>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "client_ops.hpp"
+#include "hold_monitor.hpp"
 #include "lock_impl.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/semaphore.hpp"
@@ -34,16 +35,14 @@ struct lease_attempt {
   asio::cancellation_signal stop_mutex;  // ends a pending acquire of the mutex when the caller gives up
 };
 
-class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
+class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, public hold_monitor {
  public:
   semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options);
-  ~semaphore_impl();
+  ~semaphore_impl() override = default;
   semaphore_impl(const semaphore_impl&) = delete;
   semaphore_impl& operator=(const semaphore_impl&) = delete;
   semaphore_impl(semaphore_impl&&) = delete;
   semaphore_impl& operator=(semaphore_impl&&) = delete;
-
-  void observe_session();
 
   std::uint64_t start_acquire(std::int32_t count, std::chrono::milliseconds timeout, completion_ptr<> done);
   void cancel_acquire(std::uint64_t id);
@@ -58,46 +57,29 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   // We hold `leases`. False if the caller already gave up (then the task deletes them).
   bool grant(const std::shared_ptr<lease_attempt>& a, const std::vector<owned_node>& leases);
 
-  [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
-  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] std::int32_t max_leases() const noexcept { return max_leases_; }
   [[nodiscard]] const semaphore_options& options() const noexcept { return options_; }
-  [[nodiscard]] lock_state state() const noexcept { return state_; }
   [[nodiscard]] const std::vector<owned_node>& leases() const noexcept { return leases_; }
-  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
 
  private:
-  void set_state(lock_state to, std::error_code reason);
-  void on_session(const state_event& e);
-  void on_lost(std::error_code reason);
+  std::shared_ptr<hold_monitor> monitor_self() override { return shared_from_this(); }
+  [[nodiscard]] std::vector<const owned_node*> held_nodes() const override;
+  void on_lost(std::error_code reason) override;
+  void on_verified(std::uint64_t generation) override;
   void end_hold();
   void watch_lease(std::size_t index, std::uint64_t generation);
-  void verify_after_reconnect(std::uint64_t generation);
-  void arm_margin_timer(std::uint64_t generation);
-  [[nodiscard]] std::chrono::milliseconds safety_margin() const;
   static void complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec);
 
-  link_ptr link_;
-  asio::any_io_executor executor_;
-  std::uint64_t observer_ = 0;
   std::string path_;
   std::int32_t max_leases_;
   semaphore_options options_;
 
-  lock_state state_ = lock_state::released;
   std::vector<owned_node> leases_;
-  std::uint64_t generation_ = 0;  // bumped whenever a hold starts or ends
-  std::size_t verified_ = 0;      // leases seen to be ours since the last reconnect
-  // The safety margin's wakeup, on the client's clock (made when first armed); the hold it was armed for.
-  std::shared_ptr<zkwire::clock> clock_;
-  std::unique_ptr<wakeup> margin_timer_;
-  std::uint64_t margin_generation_ = 0;
 
   std::shared_ptr<lease_attempt> current_;
   std::map<std::uint64_t, completion_ptr<>> releases_;
   std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
-  lock_listener listener_;
   std::uint64_t next_id_ = 1;
 };
 

@@ -150,7 +150,7 @@ TEST_F(cli_lock_test, HelpAndUsageErrors) {
   auto r = run({ZKWIRE_CLI_PATH, "lock", "--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] "
-                               "PATH -- CMD [ARG...]"));
+                               "PATH [PATH...] -- CMD [ARG...]"));
   EXPECT_THAT(r.out, HasSubstr("ZKWIRE_FENCING_TOKEN"));
   EXPECT_EQ(run({ZKWIRE_CLI_PATH, "locks", "--help"}).status, 0);
   EXPECT_EQ(run({ZKWIRE_CLI_PATH, "revoke", "--help"}).status, 0);
@@ -161,6 +161,9 @@ TEST_F(cli_lock_test, HelpAndUsageErrors) {
                                                                 {"lock", "--naming", "zookeeper", "/x", "--", "true"},
                                                                 {"lock", "--timeout", "-1", "/x", "--", "true"},
                                                                 {"lock", "x", "--", "true"},
+                                                                {"lock", "/x", "y", "--", "true"},
+                                                                {"lock", "--read", "/x", "/y", "--", "true"},
+                                                                {"lock", "/x", "/y", "true"},
                                                                 {"locks"},
                                                                 {"revoke", "/x/config"}}) {
     std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1"};
@@ -386,6 +389,47 @@ TEST_F(cli_lock_test, ReadersShareWritersExclude) {
   EXPECT_EQ(reader_a->finish().status, 0);
   EXPECT_EQ(reader_b->finish().status, 0);
   EXPECT_EQ(zk({"lock", "--write", "--timeout", "5", dir, "--", "true"}).status, 0);
+}
+
+// Several PATHs: every lock is held while CMD runs (one node and token per path, in sorted order), and a multi-lock
+// that times out on one path leaves nothing behind on the other.
+TEST_F(cli_lock_test, MultiPathLockHoldsEveryPathAndGivesUpAsAWhole) {
+  const std::string a = root() + "/a";
+  const std::string b = root() + "/b";
+  const auto inside = file("multi-inside");
+  const auto env = file("multi-env");
+  auto holder =
+      start(cli({"lock", b, a, "--", "sh", "-c",
+                 R"(printf '%s\n%s\n' "$ZKWIRE_LOCK_NODE" "$ZKWIRE_FENCING_TOKEN" > "$1"; touch "$0"; exec sleep 30)",
+                 inside.string(), env.string()}));
+  ASSERT_TRUE(wait_for_file(inside));
+  const auto lines = lines_of(read_file(env));
+  ASSERT_EQ(lines.size(), 4U) << read_file(env);
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex(a + "/_c_[0-9a-f-]{36}-lock-0000000000"))) << lines[0];
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex(b + "/_c_[0-9a-f-]{36}-lock-0000000000"))) << lines[1];
+  EXPECT_GT(std::stoll(lines[2]), 0);
+  EXPECT_GT(std::stoll(lines[3]), 0);
+  EXPECT_NE(lines[2], lines[3]);
+  // Both are held: single locks and a multi-lock in the other order time out (75).
+  EXPECT_EQ(zk({"lock", "--timeout", "0", a, "--", "true"}).status, 75);
+  EXPECT_EQ(zk({"lock", "--timeout", "0", b, "--", "true"}).status, 75);
+  const auto r = zk({"lock", "--timeout", "0.5", a, b, "--", "true"});
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("zkwire: lock: " + a + " " + b + ": "));
+  holder->signal(SIGTERM);
+  EXPECT_EQ(holder->finish().status, 128 + SIGTERM);
+
+  // Only b is held now: the multi-lock takes a, times out on b and gives a back.
+  auto b_holder = start(cli({"lock", b, "--", "sh", "-c", "touch \"$0\"; exec sleep 30", inside.string() + "-b"}));
+  ASSERT_TRUE(wait_for_file(inside.string() + "-b"));
+  const auto timed_out = zk({"lock", "--timeout", "1", b, a, "--", "true"});
+  EXPECT_EQ(timed_out.status, 75) << timed_out.err;
+  EXPECT_TRUE(test::eventually([&] { return zk({"ls", a}).out.empty(); }, 30s, "no node left under " + a));
+  EXPECT_EQ(wait_for_contenders(b, 1).size(), 1U);
+  EXPECT_EQ(zk({"lock", "--timeout", "0", a, "--", "true"}).status, 0);
+  b_holder->signal(SIGTERM);
+  EXPECT_EQ(b_holder->finish().status, 128 + SIGTERM);
+  EXPECT_EQ(zk({"lock", "--timeout", "5", a, b, "--", "true"}).status, 0);
 }
 
 TEST_F(cli_lock_test, MutualExclusionAcrossProcesses) {

@@ -1,5 +1,7 @@
-// zkwire lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH -- CMD [ARG...]
+// zkwire lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH [PATH...] -- CMD
+// [ARG...]
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -23,7 +25,8 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   std::optional<double> timeout;
   std::optional<double> kill_after;
   lock_request request;
-  std::vector<std::string> words;  // PATH -- CMD [ARG...]: after PATH every word is positional, "--" included
+  // PATH [PATH...] -- CMD [ARG...]: after the first PATH every word is positional, "--" included.
+  std::vector<std::string> words;
   parser.flag("--read", read);
   parser.flag("--write", write);
   parser.seconds("--timeout", timeout);
@@ -37,11 +40,15 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   if (timeout) request.timeout = milliseconds_of(*timeout);
   if (kill_after) request.kill_after = milliseconds_of(*kill_after);
   if (words.empty()) throw usage_error("missing PATH (see --help)");
-  if (words.size() < 2 || words[1] != "--") throw usage_error("expected '--' and the command after PATH");
-  if (words.size() < 3) throw usage_error("missing the command after '--'");
-  request.directory = words[0];
-  check_path(request.directory);
-  request.command.assign(words.begin() + 2, words.end());
+  const auto separator = std::find(words.begin(), words.end(), "--");
+  if (separator == words.end()) throw usage_error("expected '--' and the command after PATH");
+  if (separator + 1 == words.end()) throw usage_error("missing the command after '--'");
+  request.directories.assign(words.begin(), separator);
+  for (const auto& path : request.directories) check_path(path);
+  if (request.directories.size() > 1 && request.kind != recipes::lock_kind::exclusive) {
+    throw usage_error("--read and --write take one PATH");
+  }
+  request.command.assign(separator + 1, words.end());
   return request;
 }
 
@@ -50,12 +57,20 @@ int run(const command_context& context) { return run_lock(context.global, reques
 }  // namespace
 
 const command lock_command{
-    "lock", "lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH -- CMD [ARG...]",
+    "lock",
+    "lock [--read|--write] [--timeout SEC] [--naming curator|kazoo] [--kill-after SEC] PATH [PATH...] -- CMD [ARG...]",
     "run a command while holding a lock",
     R"(Takes the lock on the lock directory PATH (created as a container, with parents, when missing), runs CMD
 while it is held, releases it when CMD exits and exits with CMD's status. Without --read/--write the lock is
 exclusive; --read/--write take the shared read/write lock on the same directory (readers share it, a writer
 excludes everyone, later readers queue behind an earlier writer).
+
+With several PATHs: a multi-lock, the exclusive lock on every PATH, all of them or none. They are taken one
+after the other in one canonical order (sorted) whatever the order given, so `lock /a /b` and `lock /b /a`
+never deadlock; --timeout bounds the whole; on a timeout, a signal or an error the locks already taken are
+released. Losing any of them while CMD runs is losing the lock (exit 76). ZKWIRE_LOCK_NODE and
+ZKWIRE_FENCING_TOKEN then hold one line per PATH, in the sorted order (ZooKeeper paths cannot contain a
+newline). --read/--write take one PATH only.
 
   --read              the read side of the shared lock
   --write             the write side of the shared lock

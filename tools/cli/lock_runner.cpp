@@ -17,6 +17,7 @@
 #include "lock_format.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
+#include "zkwire/recipes/multi_lock.hpp"
 
 namespace zkwire::cli {
 namespace {
@@ -157,7 +158,7 @@ class lock_run {
     const std::string node = lock_->node_path();
     spawn_request spawn{request_.command,
                         {{request_.node_variable, node},
-                         {"ZKWIRE_FENCING_TOKEN", std::to_string(lock_->fencing_token())},
+                         {"ZKWIRE_FENCING_TOKEN", lock_->fencing_token_text()},
                          {"ZKWIRE_SESSION_ID", session_hex(lock_->session_id())}},
                         inherited_};
     if (verbose_) {
@@ -276,15 +277,20 @@ int run_holding(const global_options& global, const hold_spec& request) {
 
 namespace {
 
-// A lock as what `zkwire lock` holds.
-class held_lock final : public held_resource {
+recipes::lock_options options_of(const lock_request& request) {
+  recipes::lock_options options;
+  options.name_format = request.naming;
+  return options;
+}
+
+// What a lock and a multi_lock answer alike.
+template <class Lock>
+class held_recipe : public held_resource {
  public:
-  held_lock(client& c, const lock_request& request) : lock_(c, request.directory, request.kind, options_of(request)) {}
+  template <class... Args>
+  explicit held_recipe(Args&&... args) : lock_(std::forward<Args>(args)...) {}
 
   void set_listener(recipes::lock_listener listener) override { lock_.set_listener(std::move(listener)); }
-  void set_revocation_handler(recipes::revocation_handler handler) override {
-    lock_.set_revocation_handler(std::move(handler));
-  }
   void acquire(std::chrono::milliseconds timeout, asio::cancellation_slot slot, done_handler done) override {
     lock_.async_acquire(timeout, asio::bind_cancellation_slot(slot, std::move(done)));
   }
@@ -293,18 +299,55 @@ class held_lock final : public held_resource {
   }
   void wait_lost(done_handler done) override { lock_.async_wait_lost(std::move(done)); }
   [[nodiscard]] lock_state state() const override { return lock_.state(); }
+
+ protected:
+  Lock lock_;  // NOLINT(cppcoreguidelines-non-private-member-variables-in-classes): the derived classes' subject
+};
+
+// A lock as what `zkwire lock` holds.
+class held_lock final : public held_recipe<recipes::lock> {
+ public:
+  held_lock(client& c, const lock_request& request)
+      : held_recipe(c, request.directories.front(), request.kind, options_of(request)) {}
+
+  void set_revocation_handler(recipes::revocation_handler handler) override {
+    lock_.set_revocation_handler(std::move(handler));
+  }
   [[nodiscard]] std::string node_path() const override { return lock_.node_path(); }
   [[nodiscard]] std::int64_t fencing_token() const override { return lock_.fencing_token(); }
   [[nodiscard]] std::int64_t session_id() const override { return lock_.session_id(); }
+};
+
+// Several exclusive locks, all or none, as what `zkwire lock PATH PATH... -- CMD` holds: the node paths and
+// fencing tokens are one line per lock, in the multi_lock's order.
+class held_multi_lock final : public held_recipe<recipes::multi_lock> {
+ public:
+  held_multi_lock(client& c, const lock_request& request) : held_recipe(c, request.directories, options_of(request)) {}
+
+  void set_revocation_handler(recipes::revocation_handler handler) override {
+    for (const auto& d : lock_.directories()) lock_.member(d)->set_revocation_handler(handler);
+  }
+  [[nodiscard]] std::string node_path() const override {
+    return lines([](const recipes::lock& l) { return l.node_path(); });
+  }
+  // The first lock's, for messages.
+  [[nodiscard]] std::int64_t fencing_token() const override { return first().fencing_token(); }
+  [[nodiscard]] std::string fencing_token_text() const override {
+    return lines([](const recipes::lock& l) { return std::to_string(l.fencing_token()); });
+  }
+  [[nodiscard]] std::int64_t session_id() const override { return first().session_id(); }
 
  private:
-  static recipes::lock_options options_of(const lock_request& request) {
-    recipes::lock_options options;
-    options.name_format = request.naming;
-    return options;
+  [[nodiscard]] const recipes::lock& first() const { return *lock_.member(lock_.directories().front()); }
+  template <class Field>
+  [[nodiscard]] std::string lines(Field field) const {
+    std::string text;
+    for (const auto& d : lock_.directories()) {
+      if (!text.empty()) text += '\n';
+      text += field(*lock_.member(d));
+    }
+    return text;
   }
-
-  recipes::lock lock_;
 };
 
 }  // namespace
@@ -313,11 +356,12 @@ int run_lock(const global_options& global, const lock_request& request) {
   hold_spec spec;
   spec.name = "lock";
   spec.node_variable = "ZKWIRE_LOCK_NODE";
-  spec.path = request.directory;
+  for (const auto& d : request.directories) spec.path += (spec.path.empty() ? "" : " ") + d;
   spec.timeout = request.timeout;
   spec.kill_after = request.kill_after;
   spec.command = request.command;
   spec.make = [&request](client& c) -> std::unique_ptr<held_resource> {
+    if (request.directories.size() > 1) return std::make_unique<held_multi_lock>(c, request);
     return std::make_unique<held_lock>(c, request);
   };
   return run_holding(global, spec);

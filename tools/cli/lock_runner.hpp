@@ -23,7 +23,7 @@ inline constexpr int exit_lock_timeout = 75;  // not acquired within --timeout
 inline constexpr int exit_lock_lost = 76;     // lost while CMD ran; CMD was terminated
 
 struct lock_request {
-  std::string directory;
+  std::vector<std::string> directories;  // one: a lock (or one side of a read/write lock); several: a multi_lock
   recipes::lock_kind kind = recipes::lock_kind::exclusive;
   recipes::naming naming = recipes::naming::curator;
   std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
@@ -53,6 +53,8 @@ class held_resource {
   [[nodiscard]] virtual recipes::lock_state state() const = 0;
   [[nodiscard]] virtual std::string node_path() const = 0;  // the node named to CMD
   [[nodiscard]] virtual std::int64_t fencing_token() const = 0;
+  // ZKWIRE_FENCING_TOKEN: the token in decimal (one line per lock for a multi-lock).
+  [[nodiscard]] virtual std::string fencing_token_text() const { return std::to_string(fencing_token()); }
   [[nodiscard]] virtual std::int64_t session_id() const = 0;
 };
 

@@ -1,12 +1,13 @@
 #pragma once
 // All of the lock recipes: exclusive and read/write locks (lock.hpp), their blocking forms for threads
-// (blocking_lock.hpp), revocation (revoke.hpp), introspection
+// (blocking_lock.hpp), several locks all or none (multi_lock.hpp), revocation (revoke.hpp), introspection
 // (contenders.hpp), counting semaphores (semaphore.hpp), node names (node_name.hpp) and errors (errors.hpp).
 
 #include "zkwire/recipes/blocking_lock.hpp"
 #include "zkwire/recipes/contenders.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
+#include "zkwire/recipes/multi_lock.hpp"
 #include "zkwire/recipes/node_name.hpp"
 #include "zkwire/recipes/revoke.hpp"
 #include "zkwire/recipes/semaphore.hpp"

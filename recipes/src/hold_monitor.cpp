@@ -1,0 +1,132 @@
+#include "hold_monitor.hpp"
+
+#include <utility>
+
+namespace zkwire::recipes::detail {
+
+hold_monitor::hold_monitor(client& c, std::optional<std::chrono::milliseconds> safety_margin)
+    : link_(std::make_shared<client_link>(client_link{&c, false})),
+      executor_(c.get_executor()),
+      clock_(c.clock()),
+      safety_margin_(safety_margin) {}
+
+hold_monitor::~hold_monitor() {
+  if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
+}
+
+void hold_monitor::observe_session() {
+  observer_ = link_->target->add_state_observer(
+      [weak = std::weak_ptr<hold_monitor>(monitor_self()), link = link_](const state_event& e) {
+        // A closed client (closed session, or the client object being destroyed) must not be touched again.
+        if (e.to == session_state::closed) link->gone = true;
+        if (auto self = weak.lock()) self->on_session(e);
+      });
+}
+
+void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason) {
+  const auto from = state;
+  if (from == to) return;
+  state = to;
+  if (listener) {
+    const auto call = listener;  // it may replace itself
+    call(lock_event{from, to, reason});
+  }
+}
+
+void hold_monitor::set_state(lock_state to, std::error_code reason) { change_state(state_, listener_, to, reason); }
+
+void hold_monitor::on_session(const state_event& e) {
+  switch (e.to) {
+    case session_state::suspended:
+      if (state_ == lock_state::held) set_state(lock_state::uncertain, e.reason);
+      break;
+    case session_state::connected:
+    case session_state::connected_read_only:
+      if (state_ == lock_state::uncertain) verify_after_reconnect(generation_);
+      break;
+    case session_state::lost:
+    case session_state::expired:
+    case session_state::auth_failed:
+    case session_state::closed:
+      on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
+      break;
+    default:
+      break;
+  }
+}
+
+void hold_monitor::catch_up_with_session() {
+  if (client* c = link_->get(); c == nullptr) {
+    on_lost(client_error::closed);
+  } else if (const auto now = c->state();
+             now != session_state::connected && now != session_state::connected_read_only) {
+    on_session(state_event{
+        now, now,
+        now == session_state::suspended ? make_error_code(client_error::connection_loss) : std::error_code()});
+  }
+}
+
+void hold_monitor::verify_after_reconnect(std::uint64_t generation) {
+  client* c = link_->get();
+  const auto nodes = held_nodes();
+  if (c == nullptr || nodes.empty()) return;
+  if (c->session_id() != nodes.front()->session) {
+    on_lost(lock_errc::session_changed);
+    return;
+  }
+  verified_ = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    c->async_exists(nodes[i]->path, [weak = std::weak_ptr<hold_monitor>(monitor_self()), generation, i](
+                                        std::error_code ec, const std::optional<zkwire::stat>& st) {
+      auto self = weak.lock();
+      if (!self || self->generation_ != generation || self->state_ != lock_state::uncertain) return;
+      if (ec) {
+        if (!is_connection_loss(ec)) self->on_lost(ec);
+        return;  // connection loss: the next reconnect verifies again
+      }
+      const auto held = self->held_nodes();
+      if (!st) {
+        self->on_lost(server_error::no_node);
+      } else if (i >= held.size() || st->ephemeral_owner != held[i]->session) {
+        self->on_lost(lock_errc::session_changed);
+      } else if (++self->verified_ == held.size()) {
+        self->set_state(lock_state::held, {});
+        self->on_verified(generation);
+      }
+    });
+  }
+}
+
+std::chrono::milliseconds hold_monitor::safety_margin() const {
+  if (safety_margin_) return *safety_margin_;
+  client* c = link_->get();
+  return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
+}
+
+void hold_monitor::arm_margin_timer(std::uint64_t generation) {
+  client* c = link_->get();
+  if (c == nullptr) return;
+  const auto now = clock_->now();
+  const auto last = c->last_answered_send_time().value_or(now);
+  const auto deadline = last + c->session_timeout() - safety_margin();
+  if (now >= deadline) {
+    on_lost(lock_errc::safety_margin_passed);
+    return;
+  }
+  if (!margin_timer_) {
+    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<hold_monitor>(monitor_self())] {
+      auto self = weak.lock();
+      if (!self || self->generation_ != self->margin_generation_) return;
+      if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
+      self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
+    });
+  }
+  margin_generation_ = generation;
+  margin_timer_->expires_at(deadline);
+}
+
+void hold_monitor::cancel_margin_timer() {
+  if (margin_timer_) margin_timer_->cancel();
+}
+
+}  // namespace zkwire::recipes::detail

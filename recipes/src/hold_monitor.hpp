@@ -1,0 +1,91 @@
+#pragma once
+// What the lock and the semaphore share while they hold nodes: the lock_state with its listener, the session
+// observer (suspended -> uncertain, reconnect -> check our nodes are still ours, session end -> lost), the check
+// after a reconnect, and the safety-margin wakeup on the client's clock (lost before the server can expire the
+// session). The owner says what it holds (held_nodes), what losing means for it (on_lost) and what to do once its
+// nodes are seen to be ours again (on_verified). Everything runs on the client's executor.
+
+#include <asio/any_io_executor.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <vector>
+
+#include "client_ops.hpp"
+#include "zkwire/recipes/lock.hpp"
+
+namespace zkwire::recipes::detail {
+
+// Our node in a lock directory (or a semaphore's lease).
+struct owned_node {
+  std::string path;  // full client path
+  std::string name;  // child name
+  std::int64_t czxid = 0;
+  std::int64_t session = 0;  // its ephemeralOwner
+};
+
+// Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
+void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason);
+
+class hold_monitor {
+ public:
+  hold_monitor(client& c, std::optional<std::chrono::milliseconds> safety_margin);
+  // Removes the session observer (if the client is still there).
+  virtual ~hold_monitor();
+  hold_monitor(const hold_monitor&) = delete;
+  hold_monitor& operator=(const hold_monitor&) = delete;
+  hold_monitor(hold_monitor&&) = delete;
+  hold_monitor& operator=(hold_monitor&&) = delete;
+
+  // Registers the session observer (needs the owner's shared_ptr, so not in the constructor).
+  void observe_session();
+
+  [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
+  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
+  [[nodiscard]] lock_state state() const noexcept { return state_; }
+  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
+
+ protected:
+  // The owner, for callbacks that must not keep it alive.
+  virtual std::shared_ptr<hold_monitor> monitor_self() = 0;
+  // The nodes of the current hold (empty when none).
+  [[nodiscard]] virtual std::vector<const owned_node*> held_nodes() const = 0;
+  // The hold ended without a release (the session ended, a node is gone, the margin passed, ...).
+  virtual void on_lost(std::error_code reason) = 0;
+  // After a reconnect, every held node was seen to still be ours: back to held, watch again.
+  virtual void on_verified(std::uint64_t generation) = 0;
+
+  // Moves to `to` and tells the listener (which may replace itself).
+  void set_state(lock_state to, std::error_code reason);
+  void on_session(const state_event& e);
+  // Right after a grant: the session may have changed state since the listing that granted us (the task resumes
+  // in a posted handler, and on_session ignored the change while acquiring). Catch up, or we would report `held`
+  // on a broken connection, or on a session that ended, and never check again after the reconnect.
+  void catch_up_with_session();
+  // Arms the safety-margin wakeup for the hold `generation` (lost at once if the deadline has passed).
+  void arm_margin_timer(std::uint64_t generation);
+  void cancel_margin_timer();
+
+  link_ptr link_;
+  asio::any_io_executor executor_;
+  std::shared_ptr<zkwire::clock> clock_;
+  lock_state state_ = lock_state::released;
+  // Bumped whenever a hold starts or ends, so callbacks of an earlier hold recognise they are stale.
+  std::uint64_t generation_ = 0;
+  lock_listener listener_;
+
+ private:
+  void verify_after_reconnect(std::uint64_t generation);
+  [[nodiscard]] std::chrono::milliseconds safety_margin() const;
+
+  std::optional<std::chrono::milliseconds> safety_margin_;
+  std::uint64_t observer_ = 0;
+  std::size_t verified_ = 0;  // held nodes seen to be ours since the last reconnect
+  // The safety margin's wakeup (made when first armed); the hold it was armed for.
+  std::unique_ptr<wakeup> margin_timer_;
+  std::uint64_t margin_generation_ = 0;
+};
+
+}  // namespace zkwire::recipes::detail
