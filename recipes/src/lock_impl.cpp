@@ -16,7 +16,8 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       directory_(std::move(directory)),
       kind_(kind),
       options_(std::move(options)),
-      clock_(c.clock()) {
+      clock_(c.clock()),
+      metrics_(options_.metrics, clock_, directory_, kind_) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -68,6 +69,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
           });
       a->deadline->expires_at(clock_->now() + timeout);
     }
+    metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_acquire(shared_from_this(), a);
     return id;
@@ -82,6 +84,7 @@ void lock_impl::cancel_acquire(std::uint64_t id) {
 
 void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
   if (a->done) {
+    metrics_.acquire_ended(ec);
     auto done = std::move(a->done);
     complete(std::move(done), ec);
   }
@@ -104,6 +107,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
   ++generation_;
   own_watch_armed_ = false;
   revocation_seen_mzxid_ = 0;
+  metrics_.acquire_ended({});
   set_state(lock_state::held, {});
   auto done = std::move(a->done);
   a->abandoned = true;
@@ -269,6 +273,7 @@ void lock_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
   if (margin_timer_) margin_timer_->cancel();
+  metrics_.hold_ended(reason);
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);
   complete_all(lost_waiters_, lock_errc::lock_lost);
@@ -311,6 +316,7 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
     return id;
   }
   const std::string path = node_->path;
+  metrics_.hold_ended({});
   end_hold();
   complete_all(lost_waiters_, lock_errc::not_held);
   releases_.emplace(id, std::move(done));

@@ -15,6 +15,7 @@
 
 #include "client_ops.hpp"
 #include "lock_impl.hpp"
+#include "metrics_recorder.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/semaphore.hpp"
 
@@ -66,6 +67,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   [[nodiscard]] lock_state state() const noexcept { return state_; }
   [[nodiscard]] const std::vector<owned_node>& leases() const noexcept { return leases_; }
   void set_listener(lock_listener listener) { listener_ = std::move(listener); }
+  [[nodiscard]] const metrics_recorder& metrics() const noexcept { return metrics_; }
 
  private:
   void set_state(lock_state to, std::error_code reason);
@@ -99,6 +101,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl> {
   std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
   lock_listener listener_;
   std::uint64_t next_id_ = 1;
+  metrics_recorder metrics_;
 };
 
 void spawn_semaphore_acquire(const std::shared_ptr<semaphore_impl>& impl, const std::shared_ptr<lease_attempt>& a);
