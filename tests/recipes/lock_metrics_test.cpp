@@ -14,6 +14,7 @@
 
 #include "lock_test_support.hpp"
 #include "support/zk_test.hpp"
+#include "zkwire/client/blocking_client.hpp"
 
 namespace zkwire {
 namespace {
@@ -193,6 +194,26 @@ TEST_F(lock_metrics_test, SemaphoreCountsAcquisitionsTimeoutsAndReleases) {
   EXPECT_EQ(all.queue_position.count, 0U);  // the semaphore's leases are no queue
   EXPECT_EQ(first.metrics()->snapshot().acquisitions, 1U);
   EXPECT_EQ(second.metrics()->snapshot().timeouts, 1U);
+}
+
+// A blocking_lock's metrics, read from the test's thread while the client's loop thread records: the snapshot is
+// taken under the metrics' mutex (this test under TSan would flag a plain read).
+TEST_F(lock_metrics_test, BlockingLockMetricsAreReadFromAnotherThread) {
+  blocking_client c(test::client_options_for(connect_string(), 10s));
+  c.connect();
+  auto shared = std::make_shared<lock_metrics>();
+  recipes::lock_options options;
+  options.metrics = shared;
+  recipes::blocking_lock job(c, dir(), options);
+  for (int i = 0; i < 3; ++i) {
+    const std::unique_lock hold(job);
+    EXPECT_EQ(job.metrics()->snapshot().acquisitions, static_cast<std::uint64_t>(i + 1));
+  }
+  const auto all = shared->snapshot();
+  EXPECT_EQ(all.acquisitions, 3U);
+  EXPECT_EQ(all.releases, 3U);
+  EXPECT_EQ(all.hold_time.count, 3U);
+  EXPECT_EQ(job.metrics()->snapshot(), all);  // one object: its own metrics and the shared ones agree
 }
 
 }  // namespace
