@@ -72,7 +72,7 @@ class metrics_recorder {
   }
 
  private:
-  lock_metric_record make(lock_metric_event e, proto::time_point::duration d) const {
+  [[nodiscard]] lock_metric_record make(lock_metric_event e, proto::time_point::duration d) const {
     lock_metric_record r;
     r.event = e;
     r.directory = directory_;

@@ -23,7 +23,7 @@ lock_view lock_view_tracker::update(const std::vector<recipes::contender>& sorte
         v.holder = c;
         v.holder_age_ms = now_ms - c.ctime;
       }
-      if (!first_ && holders_seen_.count(c.node) == 0) {
+      if (!first_ && !holders_seen_.contains(c.node)) {
         ++grants_;
         grant_times_.push_back(now);
       }
