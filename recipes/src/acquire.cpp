@@ -27,6 +27,7 @@ std::string child_path(const std::string& directory, const std::string& name) {
 // writer excepted: holding the write side, we may take the read side).
 struct position {
   bool found = false;                  // our node is in the listing
+  std::size_t ahead = 0;               // contenders before ours, whatever their kind
   std::optional<std::string> blocker;  // the child to watch
 };
 
@@ -43,6 +44,7 @@ position find_position(const std::vector<node_name>& sorted, const std::string& 
       return p;
     }
     previous = n.name;
+    ++p.ahead;
     if (n.kind != contender_kind::read && n.name != own_writer) previous_non_reader = n.name;
   }
   return p;
@@ -164,6 +166,7 @@ class acquire_task {
         forget_node();
         continue;
       }
+      if (!a_->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
       if (!pos.blocker) {
         if (self_->grant(a_, *node_)) node_.reset();  // the lock owns it now
         co_return std::error_code{};

@@ -73,6 +73,10 @@ lock_state blocking_lock::state() const {
   return bridge_->run([this] { return lock_->state(); });
 }
 
+std::shared_ptr<const lock_metrics> blocking_lock::metrics() const {
+  return bridge_->run([this] { return lock_->metrics(); });
+}
+
 std::int64_t blocking_lock::fencing_token() const {
   return bridge_->run([this] { return lock_->fencing_token(); });
 }

@@ -51,6 +51,7 @@ std::string node_path_of(const lock_impl& impl) { return impl.node() ? impl.node
 std::int64_t fencing_token_of(const lock_impl& impl) noexcept { return impl.node() ? impl.node()->czxid : 0; }
 std::int64_t session_of(const lock_impl& impl) noexcept { return impl.node() ? impl.node()->session : 0; }
 std::uint64_t wakeups_of(const lock_impl& impl) noexcept { return impl.wakeups(); }
+std::shared_ptr<const lock_metrics> metrics_of(const lock_impl& impl) noexcept { return impl.metrics().own(); }
 void set_listener(lock_impl& impl, lock_listener listener) { impl.set_listener(std::move(listener)); }
 void set_revocation_handler(lock_impl& impl, revocation_handler handler) {
   impl.set_revocation_handler(std::move(handler));

@@ -14,7 +14,8 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      metrics_(options_.metrics, clock_, directory_, kind_) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -53,6 +54,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
           });
       a->deadline->expires_at(clock_->now() + timeout);
     }
+    metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_acquire(shared_from_this(), a);
     return id;
@@ -67,6 +69,7 @@ void lock_impl::cancel_acquire(std::uint64_t id) {
 
 void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
   if (a->done) {
+    metrics_.acquire_ended(ec);
     auto done = std::move(a->done);
     complete(std::move(done), ec);
   }
@@ -89,6 +92,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node)
   ++generation_;
   own_watch_armed_ = false;
   revocation_seen_mzxid_ = 0;
+  metrics_.acquire_ended({});
   set_state(lock_state::held, {});
   auto done = std::move(a->done);
   a->abandoned = true;
@@ -129,10 +133,9 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
           self->on_lost(e.error);
         } else if (e.type == event_type::node_deleted) {
           self->on_lost(server_error::no_node);
-        } else if (e.type == event_type::node_data_changed) {
-          self->watch_own_node(generation);  // reads the new data (a revocation request?) and watches again
-        } else if (e.type == event_type::data_watch_removed) {
-          // A waiter of this client that gave up removed the client's data watches on our node: watch again.
+        } else if (e.type == event_type::node_data_changed || e.type == event_type::data_watch_removed) {
+          // Changed data may be a revocation request: read it and watch again. A removed watch means a waiter of
+          // this client that gave up removed the client's data watches on our node: watch again.
           self->watch_own_node(generation);
         }
       },
@@ -169,6 +172,7 @@ void lock_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
   cancel_margin_timer();
+  metrics_.hold_ended(reason);
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);
   complete_all(lost_waiters_, lock_errc::lock_lost);
@@ -211,6 +215,7 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
     return id;
   }
   const std::string path = node_->path;
+  metrics_.hold_ended({});
   end_hold();
   complete_all(lost_waiters_, lock_errc::not_held);
   releases_.emplace(id, std::move(done));

@@ -16,6 +16,7 @@
 
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
+#include "metrics_recorder.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -72,7 +73,12 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // The node name of the other side of a read_write_lock while it holds (our own writer does not block our
   // reader); "" otherwise.
   [[nodiscard]] std::string sibling_held_node() const;
-  void count_wakeup() noexcept { ++wakeups_; }
+  void count_wakeup() {
+    ++wakeups_;
+    metrics_.wakeup();
+  }
+  // The first listing after our node was created showed `ahead` contenders before it.
+  void count_enqueued(std::size_t ahead) { metrics_.enqueued(ahead); }
 
   // --- observers ---
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
@@ -81,6 +87,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
   [[nodiscard]] std::uint64_t wakeups() const noexcept { return wakeups_; }
+  [[nodiscard]] const metrics_recorder& metrics() const noexcept { return metrics_; }
   // Grants so far: identifies the current hold (a lock_hold of an earlier one must not release a later one).
   [[nodiscard]] std::uint64_t grant_id() const noexcept { return grant_id_; }
   [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
@@ -118,6 +125,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;
   std::uint64_t grant_id_ = 0;
+  metrics_recorder metrics_;
 };
 
 // The acquire task (acquire.cpp), spawned by start_acquire.

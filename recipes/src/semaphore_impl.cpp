@@ -10,7 +10,8 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
     : hold_monitor(c, options.safety_margin),
       path_(std::move(path)),
       max_leases_(max_leases),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      metrics_(options_.metrics, clock_, path_, lock_kind::exclusive) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -47,6 +48,7 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
       });
       a->deadline->expires_at(clock_->now() + timeout);
     }
+    metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_semaphore_acquire(shared_from_this(), a);
     return id;
@@ -61,6 +63,7 @@ void semaphore_impl::cancel_acquire(std::uint64_t id) {
 
 void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
   if (a->done) {
+    metrics_.acquire_ended(ec);
     auto done = std::move(a->done);
     complete(std::move(done), ec);
   }
@@ -80,6 +83,7 @@ bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::v
   if (a->deadline) a->deadline->cancel();
   leases_ = leases;
   ++generation_;
+  metrics_.acquire_ended({});
   set_state(lock_state::held, {});
   auto done = std::move(a->done);
   a->abandoned = true;
@@ -132,6 +136,7 @@ void semaphore_impl::on_lost(std::error_code reason) {
   if (state_ != lock_state::held && state_ != lock_state::uncertain) return;
   ++generation_;
   cancel_margin_timer();
+  metrics_.hold_ended(reason);
   set_state(lock_state::lost, reason);
   complete_all(lost_waiters_, lock_errc::lock_lost);
   // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
@@ -166,6 +171,7 @@ std::uint64_t semaphore_impl::start_release(completion_ptr<> done) {
   }
   auto paths = std::make_shared<std::vector<std::string>>();
   for (const auto& lease : leases_) paths->push_back(lease.path);
+  metrics_.hold_ended({});
   end_hold();
   complete_all(lost_waiters_, lock_errc::not_held);
   releases_.emplace(id, std::move(done));
@@ -270,6 +276,7 @@ std::int64_t session_of(const semaphore_impl& impl) noexcept {
 std::int32_t max_leases_of(const semaphore_impl& impl) noexcept { return impl.max_leases(); }
 const std::string& path_of(const semaphore_impl& impl) noexcept { return impl.path(); }
 void set_listener(semaphore_impl& impl, lock_listener listener) { impl.set_listener(std::move(listener)); }
+std::shared_ptr<const lock_metrics> metrics_of(const semaphore_impl& impl) noexcept { return impl.metrics().own(); }
 
 }  // namespace zkwire::recipes::detail
 

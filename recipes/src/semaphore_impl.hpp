@@ -16,6 +16,7 @@
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
 #include "lock_impl.hpp"
+#include "metrics_recorder.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/semaphore.hpp"
 
@@ -61,6 +62,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, publ
   [[nodiscard]] std::int32_t max_leases() const noexcept { return max_leases_; }
   [[nodiscard]] const semaphore_options& options() const noexcept { return options_; }
   [[nodiscard]] const std::vector<owned_node>& leases() const noexcept { return leases_; }
+  [[nodiscard]] const metrics_recorder& metrics() const noexcept { return metrics_; }
 
  private:
   std::shared_ptr<hold_monitor> monitor_self() override { return shared_from_this(); }
@@ -81,6 +83,7 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, publ
   std::map<std::uint64_t, completion_ptr<>> releases_;
   std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
   std::uint64_t next_id_ = 1;
+  metrics_recorder metrics_;
 };
 
 void spawn_semaphore_acquire(const std::shared_ptr<semaphore_impl>& impl, const std::shared_ptr<lease_attempt>& a);

@@ -48,6 +48,8 @@ int run_watch(const command_context& context);
 // cmd_proxy.cpp; benchmarks: cmd_bench.cpp).
 extern const command lock_command;
 extern const command locks_command;
+// `locks --watch` (locks_watch.cpp): runs until SIGINT/SIGTERM.
+int watch_locks(const global_options& global, const std::string& directory, bool as_json);
 extern const command revoke_command;
 extern const command semaphore_command;
 extern const command proxy_command;

@@ -127,6 +127,9 @@ class blocking_lock {
   [[nodiscard]] std::int64_t fencing_token() const;
   [[nodiscard]] std::string node_path() const;
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
+  // lock::metrics(): this object's contention metrics; snapshot() from any thread (lock_options::metrics for an
+  // aggregate).
+  [[nodiscard]] std::shared_ptr<const lock_metrics> metrics() const;
   // lock::set_listener and lock::set_revocation_handler; they run on the client's loop thread.
   void set_listener(lock_listener listener);
   void set_revocation_handler(revocation_handler handler);

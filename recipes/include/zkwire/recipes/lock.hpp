@@ -86,6 +86,7 @@
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/errors.hpp"
+#include "zkwire/recipes/lock_metrics.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
 namespace zkwire::recipes {
@@ -126,6 +127,9 @@ struct lock_options {
   std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
   // Acquiring a lock object that already holds counts up instead of failing with lock_errc::already_held.
   bool reentrant = false;
+  // Also count this object's events here (lock_metrics.hpp "Ownership"): share one between the lock objects of a
+  // client for a per-client aggregate. Empty: only the object's own metrics() count.
+  std::shared_ptr<lock_metrics> metrics;
 };
 
 class lock;
@@ -164,6 +168,7 @@ std::string node_path_of(const lock_impl& impl);
 std::int64_t fencing_token_of(const lock_impl& impl) noexcept;
 std::int64_t session_of(const lock_impl& impl) noexcept;
 std::uint64_t wakeups_of(const lock_impl& impl) noexcept;
+std::shared_ptr<const lock_metrics> metrics_of(const lock_impl& impl) noexcept;
 void set_listener(lock_impl& impl, lock_listener listener);
 void set_revocation_handler(lock_impl& impl, revocation_handler handler);
 asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
@@ -385,6 +390,9 @@ class lock {
   // How many times a watched blocker's event woke this object's acquires (diagnostics: no herd means one wakeup
   // per release ahead of us).
   [[nodiscard]] std::uint64_t wakeups() const noexcept { return detail::wakeups_of(*impl_); }
+  // This object's own contention metrics (lock_metrics.hpp): snapshot() from any thread, also after the lock
+  // object is gone (keep the pointer).
+  [[nodiscard]] std::shared_ptr<const lock_metrics> metrics() const noexcept { return detail::metrics_of(*impl_); }
 
   // Called on every lock_state change. Replaces the previous listener; {} removes it.
   void set_listener(lock_listener listener) { detail::set_listener(*impl_, std::move(listener)); }

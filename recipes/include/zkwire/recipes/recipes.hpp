@@ -8,6 +8,8 @@
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
 #include "zkwire/recipes/multi_lock.hpp"
+#include "zkwire/recipes/lock_metrics.hpp"
+#include "zkwire/recipes/metrics_exposition.hpp"
 #include "zkwire/recipes/node_name.hpp"
 #include "zkwire/recipes/revoke.hpp"
 #include "zkwire/recipes/semaphore.hpp"

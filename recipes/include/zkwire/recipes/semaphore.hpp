@@ -62,6 +62,9 @@ struct semaphore_options {
   std::optional<std::chrono::milliseconds> safety_margin;
   // ACL of our nodes and of the directories created for them.
   std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
+  // As lock_options::metrics: also count this object's events here. One acquire of k leases is one event. The
+  // internal mutex's own lock events are not counted.
+  std::shared_ptr<lock_metrics> metrics;
 };
 
 namespace detail {
@@ -86,6 +89,7 @@ std::int64_t session_of(const semaphore_impl& impl) noexcept;
 std::int32_t max_leases_of(const semaphore_impl& impl) noexcept;
 const std::string& path_of(const semaphore_impl& impl) noexcept;
 void set_listener(semaphore_impl& impl, lock_listener listener);
+std::shared_ptr<const lock_metrics> metrics_of(const semaphore_impl& impl) noexcept;
 
 template <void (*Cancel)(const std::weak_ptr<semaphore_impl>&, std::uint64_t)>
 struct semaphore_canceller {
@@ -189,6 +193,8 @@ class semaphore {
   [[nodiscard]] std::int64_t session_id() const noexcept { return detail::session_of(*impl_); }
   [[nodiscard]] std::int32_t max_leases() const noexcept { return detail::max_leases_of(*impl_); }
   [[nodiscard]] const std::string& path() const noexcept { return detail::path_of(*impl_); }
+  // This object's own contention metrics (lock_metrics.hpp; no queue positions): snapshot() from any thread.
+  [[nodiscard]] std::shared_ptr<const lock_metrics> metrics() const noexcept { return detail::metrics_of(*impl_); }
 
   // Called on every state change (lock_event; reasons as the lock's). Replaces the previous listener.
   void set_listener(lock_listener listener) { detail::set_listener(*impl_, std::move(listener)); }

@@ -1,0 +1,98 @@
+#pragma once
+// What a lock or semaphore object records into its own lock_metrics and the shared one of its options, at the
+// points of its life where an event happens (lock_metrics.hpp, "What is counted"). It keeps the times the
+// durations are measured from, on the client's clock. One per lock object; used on the client's executor only.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "zkwire/client/client.hpp"
+#include "zkwire/recipes/errors.hpp"
+#include "zkwire/recipes/lock_metrics.hpp"
+
+namespace zkwire::recipes::detail {
+
+class metrics_recorder {
+ public:
+  metrics_recorder(std::shared_ptr<lock_metrics> shared, std::shared_ptr<zkwire::clock> clock, std::string directory,
+                   lock_kind kind)
+      : own_(std::make_shared<lock_metrics>()),
+        shared_(std::move(shared)),
+        clock_(std::move(clock)),
+        directory_(std::move(directory)),
+        kind_(kind) {}
+
+  [[nodiscard]] const std::shared_ptr<lock_metrics>& own() const noexcept { return own_; }
+
+  // An acquire call starts waiting.
+  void acquire_started() {
+    acquire_start_ = clock_->now();
+    queue_position_.reset();
+  }
+  // The first listing after our node was created showed `ahead` contenders before it.
+  void enqueued(std::size_t ahead) {
+    if (queue_position_) return;
+    queue_position_ = ahead;
+    own_->record_enqueued(ahead);
+    if (shared_) shared_->record_enqueued(ahead);
+  }
+  // The acquire call is answered: granted (empty `ec`) or not.
+  void acquire_ended(std::error_code ec) {
+    const auto now = clock_->now();
+    lock_metric_record r = make(lock_metric_event::acquired, now - acquire_start_);
+    r.queue_position = queue_position_;
+    if (!ec) {
+      hold_start_ = now;
+    } else if (ec == lock_errc::timeout) {
+      r.event = lock_metric_event::timeout;
+    } else if (ec == client_error::cancelled) {
+      r.event = lock_metric_event::cancelled;
+    } else {
+      r.event = lock_metric_event::failed;
+      r.error = ec;
+    }
+    record(r);
+  }
+  // The hold ends: released (empty `lost_reason`) or lost.
+  void hold_ended(std::error_code lost_reason) {
+    lock_metric_record r =
+        make(lost_reason ? lock_metric_event::lost : lock_metric_event::released, clock_->now() - hold_start_);
+    if (lost_reason) {
+      r.error = lost_reason;
+      r.loss = classify_loss(lost_reason);
+    }
+    record(r);
+  }
+  void wakeup() {
+    own_->record_wakeup();
+    if (shared_) shared_->record_wakeup();
+  }
+
+ private:
+  [[nodiscard]] lock_metric_record make(lock_metric_event e, proto::time_point::duration d) const {
+    lock_metric_record r;
+    r.event = e;
+    r.directory = directory_;
+    r.kind = kind_;
+    r.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(d);
+    return r;
+  }
+  void record(const lock_metric_record& r) {
+    own_->record(r);
+    if (shared_) shared_->record(r);
+  }
+
+  std::shared_ptr<lock_metrics> own_;
+  std::shared_ptr<lock_metrics> shared_;
+  std::shared_ptr<zkwire::clock> clock_;
+  std::string directory_;
+  lock_kind kind_;
+  proto::time_point acquire_start_{};
+  proto::time_point hold_start_{};
+  std::optional<std::size_t> queue_position_;
+};
+
+}  // namespace zkwire::recipes::detail
