@@ -953,6 +953,8 @@ std::int64_t session::last_zxid_seen() const noexcept { return impl_->last_zxid;
 std::optional<std::size_t> session::current_host() const noexcept { return impl_->host; }
 std::optional<time_point> session::last_answered_send_time() const noexcept { return impl_->last_answered; }
 
+std::error_code session::session_error() const noexcept { return impl_->terminal_error(); }
+
 std::size_t session::pending_requests() const noexcept {
   const auto& m = *impl_;
   std::size_t n = m.pending.user_pending();

@@ -217,6 +217,9 @@ class session {
   // certainly alive on the server until this + negotiated_timeout(): the base of a lock's safety margin.
   [[nodiscard]] std::optional<time_point> last_answered_send_time() const noexcept;
   [[nodiscard]] std::size_t pending_requests() const noexcept;  // queued or written, not completed
+  // The error every operation gets once the session ended (expired, auth_failed — server AUTHFAILED or a SASL
+  // error —, closed); empty while it lives.
+  [[nodiscard]] std::error_code session_error() const noexcept;
 
  private:
   struct impl;
