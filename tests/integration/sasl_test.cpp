@@ -148,14 +148,13 @@ TEST_F(sasl_test, CliSaslLogsInAndMalformedValuesAreUsageErrors) {
   alice.create("/cli-node", "hello", with_acl(only("alice")));
   alice.close();
   const auto cli = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", cluster_->connect_string(), "--connect-timeout",
-                                     "20000"};
+    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", cluster_->connect_string(), "--connect-timeout", "20000"};
     argv.insert(argv.end(), args.begin(), args.end());
     return test::run_process(argv);
   };
   auto r = cli({"--sasl", "alice:s3cret", "get", "/cli-node"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(r.out, "hello");
   r = cli({"--sasl", "bob:bobs-pw", "get", "/cli-node"});
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("NOAUTH"), std::string::npos) << r.err;
@@ -166,9 +165,9 @@ TEST_F(sasl_test, CliSaslLogsInAndMalformedValuesAreUsageErrors) {
   // A password may contain ':' (split at the first one); the user may not be empty, and a colon is required.
   for (const std::string bad : {"alice", ":s3cret", ""}) {
     // An unreachable server: had anything been attempted, this would be exit 4 after the connect timeout.
-    r = test::run_process({ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1", "--connect-timeout", "60000", "--sasl", bad, "get",
-                           "/cli-node"},
-                          {}, 20s);
+    r = test::run_process(
+        {ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1", "--connect-timeout", "60000", "--sasl", bad, "get", "/cli-node"}, {},
+        20s);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--sasl"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << "the password must not be echoed: " << r.err;
