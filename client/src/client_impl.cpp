@@ -35,6 +35,10 @@ proto::session_config make_config(const client_options& options, const connect_s
   config.shuffle_hosts = options.shuffle_hosts;
   config.seed = options.seed;
   config.max_frame_size = options.max_frame_size;
+  if (options.sasl) {
+    if (options.sasl->user.empty()) throw std::invalid_argument("client_options::sasl: the user name is empty");
+    config.sasl = proto::sasl_credentials{options.sasl->user, options.sasl->password, {}};
+  }
   return config;
 }
 
@@ -210,7 +214,7 @@ void client_impl::pump() {
       deliver(std::move(*d));
     }
     if (life_ == lifecycle::shut_down) break;
-    waiters_.resolve(engine_.state());
+    waiters_.resolve(engine_.state(), engine_.session_error());
     arm_timer();
   } while (pumping_ == pumping::again && life_ != lifecycle::shut_down);
   pumping_ = pumping::no;
@@ -274,7 +278,7 @@ void client_impl::on_state(const proto::state_change& s) {
       if (life_ == lifecycle::shut_down) return;
     }
   }
-  waiters_.resolve(s.to);
+  waiters_.resolve(s.to, engine_.session_error());
 }
 
 void client_impl::arm_timer() {

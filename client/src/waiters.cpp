@@ -12,11 +12,11 @@ namespace {
 using proto::session_state;
 
 // The result a waiter of `kind` gets when the session reaches `state`; nothing while it must keep waiting.
-std::optional<std::error_code> outcome(wait_kind kind, session_state state) {
+std::optional<std::error_code> outcome(wait_kind kind, session_state state, std::error_code ended) {
   if (kind == wait_kind::close) {
-    const bool ended =
+    const bool session_over =
         state == session_state::closed || state == session_state::expired || state == session_state::auth_failed;
-    return ended ? std::optional<std::error_code>(std::error_code{}) : std::nullopt;
+    return session_over ? std::optional<std::error_code>(std::error_code{}) : std::nullopt;
   }
   switch (state) {
     case session_state::connected:
@@ -25,7 +25,8 @@ std::optional<std::error_code> outcome(wait_kind kind, session_state state) {
     case session_state::expired:
       return make_error_code(proto::client_error::session_expired);
     case session_state::auth_failed:
-      return make_error_code(proto::server_error::auth_failed);
+      // AUTHFAILED to an auth packet, or a SASL rejection: the engine knows which.
+      return ended ? ended : make_error_code(proto::server_error::auth_failed);
     case session_state::closed:
       return make_error_code(proto::client_error::closed);
     default:
@@ -54,11 +55,11 @@ std::unique_ptr<pending_op> waiters::take(std::uint64_t id) {
   return op;
 }
 
-void waiters::resolve(session_state state) {
+void waiters::resolve(session_state state, std::error_code ended) {
   // Collected first: completing one may run user code that starts or cancels other waits.
   std::vector<std::pair<std::unique_ptr<pending_op>, std::error_code>> done;
   for (auto it = entries_.begin(); it != entries_.end();) {
-    const auto result = outcome(it->second.kind, state);
+    const auto result = outcome(it->second.kind, state, ended);
     if (!result) {
       ++it;
       continue;

@@ -22,8 +22,9 @@ class waiters {
   // Removes the waiter and returns its operation; null if it already completed.
   std::unique_ptr<pending_op> take(std::uint64_t id);
   // Completes, with `post` false, every waiter the session's state `state` decides: connect and new_session on
-  // connected (success), expired, auth_failed or closed (that error); close once the session ended.
-  void resolve(proto::session_state state);
+  // connected (success), expired, auth_failed or closed (`ended`, the engine's session_error()); close once the
+  // session ended.
+  void resolve(proto::session_state state, std::error_code ended);
   // Completes every waiter with `ec`, posted (the client is going away).
   void fail_all(std::error_code ec);
 

@@ -110,6 +110,12 @@ class client_error_category_impl final : public std::error_category {
                "components, a trailing '/' or control, surrogate, private-use or non-BMP characters";
       case client_error::invalid_argument:
         return "invalid argument: the request cannot be encoded as given";
+      case client_error::sasl_failed:
+        return "SASL authentication failed: the server rejected the user name or password (AUTHFAILED); the "
+               "session is over, check the credentials";
+      case client_error::sasl_exchange_failed:
+        return "SASL authentication failed: the server's DIGEST-MD5 challenge was malformed or unsupported, or "
+               "its final token did not prove it knows the password; the session is over";
     }
     return "unknown zkwire error " + std::to_string(value);
   }
@@ -144,6 +150,8 @@ bool client_code_is(int value, condition c) noexcept {
     case client_error::session_expired:
       return c == condition::session_ended || c == condition::session_expired;
     case client_error::closed:
+    case client_error::sasl_failed:
+    case client_error::sasl_exchange_failed:
       return c == condition::session_ended;
     case client_error::cancelled:
       return c == condition::cancelled;

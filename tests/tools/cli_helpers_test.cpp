@@ -261,6 +261,22 @@ TEST(CliGlobalOptions, HelpVersionAndErrors) {
   EXPECT_EQ(parse({"-s"}).error, "--servers needs a value");
 }
 
+TEST(CliGlobalOptions, SaslSplitsAtTheFirstColonAndRejectsMalformedValuesWithoutEchoingThem) {
+  const auto parse = [](std::vector<const char*> argv) { return parse_global_options(argv, nullptr); };
+  const auto ok = parse({"--sasl", "alice:pa:ss", "get", "/"});
+  EXPECT_EQ(ok.error, "");
+  EXPECT_EQ(ok.options.sasl_user, std::optional<std::string>("alice"));
+  EXPECT_EQ(ok.options.sasl_password, "pa:ss");
+  EXPECT_EQ(parse({"--sasl=bob:", "get"}).options.sasl_password, "");
+  EXPECT_FALSE(parse({"get"}).options.sasl_user.has_value());
+  EXPECT_EQ(parse({"--sasl", "alice", "get"}).error,
+            "--sasl: expected USER:PASSWORD with a non-empty user (got no ':')");
+  const auto empty_user = parse({"--sasl", ":secret", "get"});
+  EXPECT_EQ(empty_user.error, "--sasl: expected USER:PASSWORD with a non-empty user (got an empty user)");
+  EXPECT_EQ(empty_user.error.find("secret"), std::string::npos);
+  EXPECT_EQ(parse({"--sasl"}).error, "--sasl needs a value");
+}
+
 std::string json_string(const std::string& text) { return json_text(json(text)); }
 
 TEST(CliJson, Strings) {

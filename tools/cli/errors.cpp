@@ -54,6 +54,9 @@ std::string error_name(const std::error_code& ec) {
       case client_error::invalid_path:
       case client_error::invalid_argument:
         return "BADARGUMENTS";
+      case client_error::sasl_failed:
+      case client_error::sasl_exchange_failed:
+        return "AUTHFAILED";  // the Java client's state and error for a failed SASL login
     }
     return "SYSTEMERROR";
   }
@@ -120,6 +123,11 @@ std::string describe(const std::error_code& ec, std::string_view command) {
   if (ec == client_error::operation_timeout) return "no reply in time, outcome unknown";
   if (ec == client_error::request_too_large) return "request larger than the server accepts (jute.maxbuffer)";
   if (ec == client_error::invalid_path) return "invalid path";
+  if (ec == client_error::sasl_failed) return "SASL authentication failed: wrong user name or password";
+  if (ec == client_error::sasl_exchange_failed) {
+    return "SASL authentication failed: the server's DIGEST-MD5 exchange was malformed or did not prove it knows "
+           "the password";
+  }
   if (proto::is_protocol_violation(ec)) return "protocol error from the server, connection dropped";
   return ec.message();
 }

@@ -38,6 +38,17 @@ parse_result parse_global_options(std::span<const char* const> args, const char*
   parser.value("--connect-timeout",
                [&o](const std::string& text) { o.connect_timeout = parse_ms(text, "--connect-timeout"); });
   parser.repeatable("--auth", o.auth);
+  // --- SASL ---
+  parser.value("--sasl", [&o](const std::string& text) {
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      throw usage_error("--sasl: expected USER:PASSWORD with a non-empty user (got " +
+                        std::string(colon == 0 ? "an empty user" : "no ':'") + ")");
+    }
+    o.sasl_user = text.substr(0, colon);
+    o.sasl_password = text.substr(colon + 1);
+  });
+  // --- end SASL ---
   parser.positionals("COMMAND", o.command);
   try {
     parser.parse(std::vector<std::string>(args.begin(), args.end()));

@@ -14,6 +14,10 @@ struct global_options {
   std::chrono::milliseconds session_timeout{10000};
   std::optional<std::chrono::milliseconds> connect_timeout;  // defaults to the session timeout
   std::vector<std::string> auth;                             // SCHEME:CREDENTIALS, in order
+  // --- SASL: --sasl USER:PASSWORD (split at the first ':'; the password may contain ':') ---
+  std::optional<std::string> sasl_user;
+  std::string sasl_password;
+  // --- end SASL ---
   bool verbose = false;
   bool json = false;
   bool help = false;

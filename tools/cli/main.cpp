@@ -20,6 +20,7 @@ Global options:
   -t, --session-timeout MS    requested session timeout (10000)
       --connect-timeout MS    give up if no session is established within MS (the session timeout)
       --auth SCHEME:CREDS     e.g. digest:alice:secret; repeatable; replayed on reconnect
+      --sasl USER:PASSWORD    SASL DIGEST-MD5 login before any request, on every connection
   -v, --verbose               session events and reconnects to stderr
       --json                  machine-readable output, one JSON object per line
   -h, --help                  this text

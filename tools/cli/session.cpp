@@ -17,6 +17,7 @@ client_options make_client_options(const global_options& global) {
     options.auth.push_back(
         credential{auth.substr(0, colon), colon == std::string::npos ? std::string() : auth.substr(colon + 1)});
   }
+  if (global.sasl_user) options.sasl = sasl_credentials{*global.sasl_user, global.sasl_password};
   // -v: session events and reconnects on stderr.
   if (global.verbose) {
     options.logger = [](log_level level, std::string_view message) {

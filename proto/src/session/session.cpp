@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "pending_table.hpp"
 #include "request_paths.hpp"
 #include "ring.hpp"
+#include "sasl_digest.hpp"
 #include "watch_registry.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
@@ -96,6 +98,18 @@ watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher)
   return intent;
 }
 
+// 128 bits of client nonce for DIGEST-MD5, as hex (RFC 2831 asks for at least 64 bits of entropy).
+std::string random_cnonce() {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::random_device source;
+  std::string out;
+  for (int word = 0; word < 4; ++word) {
+    auto v = static_cast<std::uint32_t>(source());
+    for (int i = 0; i < 8; ++i, v >>= 4U) out += digits[v & 0xfU];
+  }
+  return out;
+}
+
 }  // namespace
 
 // One per session, fields grouped by concern rather than packed.
@@ -144,7 +158,8 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
 
   std::int64_t session_id = 0;
   std::string passwd = std::string(password_length, '\0');
-  bool resumable = false;  // connected once to a read-write server: resume this session id
+  bool resumable = false;            // connected once to a read-write server: resume this session id
+  bool connected_read_only = false;  // the current connection's server is read-only
   milliseconds timeout;
   std::int64_t last_zxid = 0;
   connect_request sent_connect;
@@ -155,6 +170,13 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   std::vector<credential> credentials;
   ring<request_id> auth_sent;  // per written auth packet, the request its reply completes (0: none)
   ring<time_point> ping_sent;  // send times of unanswered pings
+
+  // SASL, per connection (docs/protocol.md#sasl): nothing else is written until it is done.
+  enum class sasl_step { none, awaiting_challenge, awaiting_rspauth, done };
+  sasl_step sasl = sasl_step::none;
+  std::int32_t sasl_xid = 0;  // of the sasl request whose reply is awaited
+  std::optional<digest_md5_client> sasl_client;
+  std::error_code auth_error = server_error::auth_failed;  // why the session is auth_failed
 
   // Scratch, reused.
   std::vector<watcher_id> fan_out;
@@ -222,6 +244,9 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     return d;
   }
 
+  // Requests may be written: the connection is established and SASL, if configured, has succeeded.
+  [[nodiscard]] bool ready() const { return ph == phase::established && (!cfg.sasl || sasl == sasl_step::done); }
+
   [[nodiscard]] bool connection_open() const {
     return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
   }
@@ -237,7 +262,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       case session_state::expired:
         return client_error::session_expired;
       case session_state::auth_failed:
-        return server_error::auth_failed;
+        return auth_error;
       case session_state::closed:
         return client_error::closed;
       default:
@@ -256,6 +281,8 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     ping_sent.clear();
     host.reset();
     attempt_deadline = never;
+    sasl = sasl_step::none;
+    sasl_client.reset();
   }
 
   void begin_attempt(time_point now) {
@@ -318,7 +345,8 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       session_ended(session_state::closed, client_error::closed, keeper_state::closed);
       return;
     }
-    const bool was_established = ph == phase::established;
+    // A connection that broke during SASL never carried requests: one more failed attempt, like a handshake.
+    const bool was_established = ready();
     fail_sent(client_error::connection_loss);
     reset_connection();
     if (was_established) {
@@ -453,8 +481,18 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     last_recv = now;
     last_write = now;  // the server just renewed the session
     last_answered = connect_sent;
-    set_state(resp.read_only ? session_state::connected_read_only : session_state::connected, {});
-    // Auth first, then the watches, then whatever waited (docs/protocol.md#after-the-handshake).
+    connected_read_only = resp.read_only;
+    if (cfg.sasl) {
+      start_sasl(now);
+    } else {
+      connection_ready(now);
+    }
+  }
+
+  // The connection may carry requests now: announce it, then auth, then the watches, then whatever waited
+  // (docs/protocol.md#after-the-handshake).
+  void connection_ready(time_point now) {
+    set_state(connected_read_only ? session_state::connected_read_only : session_state::connected, {});
     for (auto& c : credentials) send_auth(now, c.packet, std::exchange(c.pending, 0));
     if (!watches.empty()) {
       for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {
@@ -474,6 +512,69 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       write_queued(now, queued.front());
       queued.pop_front();
     }
+  }
+
+  // --- SASL (docs/protocol.md#sasl) -------------------------------------------------------------------------
+
+  void start_sasl(time_point now) {
+    const sasl_credentials& creds = *cfg.sasl;
+    sasl_client.emplace(creds.user, creds.password, creds.cnonce ? creds.cnonce() : random_cnonce());
+    // DIGEST-MD5 has no initial response: the first token is empty (length 0, not null).
+    send_sasl(now, {});
+    sasl = sasl_step::awaiting_challenge;
+  }
+
+  void send_sasl(time_point now, std::string token) {
+    const std::int32_t xid = next_xid;
+    if (auto ec = encode_request_frame(out_next, xid, op_code::sasl, get_sasl_request{std::move(token)},
+                                       cfg.max_request_size)) {
+      sasl_rejected(ec);
+      return;
+    }
+    take_xid();
+    sasl_xid = xid;
+    last_send = now;
+  }
+
+  void sasl_rejected(std::error_code ec) {
+    auth_error = ec;
+    credentials.clear();
+    session_ended(session_state::auth_failed, ec, keeper_state::auth_failed);
+  }
+
+  // A reply to our sasl request (it bypasses the FIFO). Returns false when the connection is gone.
+  bool on_sasl_reply(time_point now, const reply_header& header, std::string_view payload) {
+    if (header.err != 0) {
+      // AUTHFAILED, then the server closes the connection. SESSIONCLOSEDREQUIRESASLAUTH is the same verdict.
+      sasl_rejected(client_error::sasl_failed);
+      return false;
+    }
+    reply rep;
+    if (auto ec = decode_reply(payload, op_code::sasl, rep)) {
+      protocol_violation(now, ec);
+      return false;
+    }
+    const auto* body = std::get_if<set_sasl_response>(&rep.body);
+    const std::string_view token = body != nullptr && body->token ? std::string_view(*body->token) : "";
+    if (sasl == sasl_step::awaiting_challenge) {
+      std::string response;
+      if (auto ec = sasl_client->respond(token, response)) {
+        sasl_rejected(ec);
+        return false;
+      }
+      send_sasl(now, std::move(response));
+      sasl = sasl_step::awaiting_rspauth;
+      return true;
+    }
+    if (auto ec = sasl_client->verify(token)) {
+      sasl_rejected(ec);
+      return false;
+    }
+    sasl = sasl_step::done;
+    sasl_client.reset();
+    if (closing) return true;
+    connection_ready(now);
+    return true;
   }
 
   void on_notification(time_point now, std::string_view payload) {
@@ -565,6 +666,9 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       }
       default:
         break;
+    }
+    if ((sasl == sasl_step::awaiting_challenge || sasl == sasl_step::awaiting_rspauth) && header.xid == sasl_xid) {
+      return on_sasl_reply(now, header, payload);
     }
     auto& sent = pending.sent();
     if (sent.empty() || sent.front().xid != header.xid) {
@@ -707,7 +811,7 @@ request_id session::submit(time_point now, op_code op, request_body body, watche
     m.complete(id, op, ec);
     return id;
   }
-  if (m.ph == impl::phase::established) {
+  if (m.ready()) {
     const std::int32_t xid = m.next_xid;
     const auto ec = std::visit(
         [&](const auto& b) { return encode_request_frame(m.out_next, xid, op, b, m.cfg.max_request_size); }, body);
@@ -750,7 +854,7 @@ request_id session::add_auth(time_point now, std::string scheme, std::string cre
     return id;
   }
   auth_packet packet{0, std::move(scheme), std::move(credentials)};
-  if (m.ph == impl::phase::established) {
+  if (m.ready()) {
     m.send_auth(now, packet, id);
     m.credentials.push_back({std::move(packet), 0});
   } else {
@@ -811,6 +915,7 @@ void session::new_session(time_point now) {
   m.session_id = 0;
   m.passwd.assign(password_length, '\0');
   m.resumable = false;
+  m.auth_error = server_error::auth_failed;
   m.timeout = m.cfg.session_timeout;
   m.failed_attempts = 0;
   m.last_answered.reset();
@@ -847,6 +952,8 @@ std::chrono::milliseconds session::negotiated_timeout() const noexcept { return 
 std::int64_t session::last_zxid_seen() const noexcept { return impl_->last_zxid; }
 std::optional<std::size_t> session::current_host() const noexcept { return impl_->host; }
 std::optional<time_point> session::last_answered_send_time() const noexcept { return impl_->last_answered; }
+
+std::error_code session::session_error() const noexcept { return impl_->terminal_error(); }
 
 std::size_t session::pending_requests() const noexcept {
   const auto& m = *impl_;

@@ -285,7 +285,8 @@ class client {
 
   // Starts the session if needed and waits until it is connected. Signature void(std::error_code):
   // client_errc::connect_timeout after options.connect_timeout (the client keeps trying in the background),
-  // session_expired / auth_failed / closed if the session ended. Completes at once (posted) when connected.
+  // session_expired / auth_failed / closed if the session ended (a rejected SASL login: client_error::sasl_failed
+  // or sasl_exchange_failed, see client_options::sasl). Completes at once (posted) when connected.
   template <class CompletionToken>
   auto async_connect(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(

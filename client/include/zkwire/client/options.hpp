@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,15 @@ struct credential {
   bool operator==(const credential&) const = default;
 };
 
+// SASL DIGEST-MD5 credentials (docs/protocol.md#sasl): a user of the server's JAAS `Server` section
+// (`user_<name>="<password>"`). Authenticated connections carry the ACL id `sasl:<user>`.
+struct sasl_credentials {
+  std::string user;      // must not be empty (the client constructor throws std::invalid_argument)
+  std::string password;  // UTF-8
+
+  bool operator==(const sasl_credentials&) const = default;
+};
+
 struct client_options {
   // "host:port[,host:port...][/chroot]", see connect_string.hpp.
   std::string connect_string = "127.0.0.1:2181";
@@ -51,6 +61,17 @@ struct client_options {
   std::vector<credential> auth;
   // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (docs/protocol.md#limits).
   std::size_t max_frame_size = jute::default_max_length;
+  // --- SASL ---
+  // When set, every connection (the first and each reconnect, same session or new) runs a SASL DIGEST-MD5
+  // exchange right after the handshake; requests issued meanwhile wait, and the session counts as connected
+  // (async_connect completes, state connected) only once it succeeded. A rejection — wrong user or password, or
+  // a server unable to prove it knows the password — ends the session: state auth_failed, and every pending and
+  // later operation, async_connect included, fails with proto::client_error::sasl_failed (or
+  // sasl_exchange_failed), both `== proto::condition::session_ended`. The client does not retry on its own;
+  // async_new_session tries again with the same credentials. Copied when the client is constructed (the client
+  // keeps the password in memory for the reconnects); not changeable afterwards.
+  std::optional<sasl_credentials> sasl;
+  // --- end SASL ---
   // Accept read-only servers (ConnectRequest readOnly=true).
   bool can_be_read_only = false;
   // Receives connection and session events; nothing is logged when empty.

@@ -17,7 +17,8 @@
 //   timeout             nothing came back in time: server OPERATIONTIMEOUT and REQUESTTIMEOUT,
 //                       client_error::operation_timeout, client_errc::connect_timeout
 //   session_ended       the session is unusable, create a new one: server SESSIONEXPIRED, AUTHFAILED,
-//                       SESSIONCLOSEDREQUIRESASLAUTH, client_error::session_expired and closed
+//                       SESSIONCLOSEDREQUIRESASLAUTH, client_error::session_expired, closed, sasl_failed and
+//                       sasl_exchange_failed
 //   session_expired     server SESSIONEXPIRED, client_error::session_expired
 //   cancelled           client_error::cancelled, and std::errc::operation_canceled (Asio's operation_aborted)
 //   protocol_violation  the peer broke the protocol, the connection is dropped: client_error::protocol_violation,
@@ -80,6 +81,9 @@ enum class client_error : int {
   truncated_frame,      // a complete frame ended in the middle of a record
   invalid_path,         // a path that ZooKeeper's path rules reject (see path.hpp)
   invalid_argument,     // an argument the protocol cannot carry (bad create mode, mixed multi, wrong body)
+  // SASL (docs/protocol.md#sasl); both end the session (state auth_failed).
+  sasl_failed,           // the server rejected the SASL user name or password (AUTHFAILED to a sasl request)
+  sasl_exchange_failed,  // the server's DIGEST-MD5 tokens were malformed or unsupported, or its rspauth was wrong
 };
 
 // What callers decide on; see the table above.

@@ -56,6 +56,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -81,10 +82,19 @@ enum class session_state {
   suspended,            // the connection broke; the session may live on the server, reconnecting
   lost,                 // suspended, and surely expired on the server by now; still reconnecting to confirm
   expired,              // a server said the session is gone; call new_session() to start another
-  auth_failed,          // a server rejected our credentials and closed the connection
+  auth_failed,          // a server rejected our credentials (auth packet or SASL) and closed the connection
   closed,               // close() completed, or the engine was closed before connecting
 };
 std::string_view session_state_name(session_state s) noexcept;
+
+// SASL DIGEST-MD5 credentials (docs/protocol.md#sasl). The ACL id they earn is `sasl:<user>`.
+struct sasl_credentials {
+  std::string user;      // must not be empty
+  std::string password;  // as in the server's JAAS `user_<user>="<password>"` entry
+  // Client nonces, one per exchange: empty means 128 bits from std::random_device as hex. Tests set it for
+  // reproducible bytes; anything else must return fresh unpredictable text without '"' or '\'.
+  std::function<std::string()> cnonce;
+};
 
 struct session_config {
   std::size_t host_count = 1;  // the driver owns the addresses; the engine picks indices 0..host_count-1
@@ -98,6 +108,11 @@ struct session_config {
   std::size_t max_request_size = jute::server_max_buffer;  // outgoing frames (the server's jute.maxbuffer)
   std::size_t set_watches_batch_bytes = std::size_t{128} * 1024;  // total path bytes per SetWatches frame
   std::int32_t first_xid = 1;  // the first xid (must be > 0); tests start near INT32_MAX to see the wrap to 1
+  // When set, every connection runs a SASL DIGEST-MD5 exchange right after the handshake and before anything
+  // else goes out (auth packets, SetWatches, requests wait); state connected is reported only once it succeeded.
+  // A rejection (wrong user or password, or a server that fails to prove it knows the password) ends the session
+  // in state auth_failed with client_error::sasl_failed or sasl_exchange_failed; it is never retried.
+  std::optional<sasl_credentials> sasl;
 };
 
 using request_id = std::uint64_t;  // assigned by submit(), unique per engine, never 0
@@ -202,6 +217,9 @@ class session {
   // certainly alive on the server until this + negotiated_timeout(): the base of a lock's safety margin.
   [[nodiscard]] std::optional<time_point> last_answered_send_time() const noexcept;
   [[nodiscard]] std::size_t pending_requests() const noexcept;  // queued or written, not completed
+  // The error every operation gets once the session ended (expired, auth_failed — server AUTHFAILED or a SASL
+  // error —, closed); empty while it lives.
+  [[nodiscard]] std::error_code session_error() const noexcept;
 
  private:
   struct impl;
