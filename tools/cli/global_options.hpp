@@ -14,6 +14,9 @@ struct global_options {
   std::chrono::milliseconds session_timeout{10000};
   std::optional<std::chrono::milliseconds> connect_timeout;  // defaults to the session timeout
   std::vector<std::string> auth;                             // SCHEME:CREDENTIALS, in order
+  // --- request deadlines and read-only mode ---
+  std::optional<std::chrono::milliseconds> request_timeout;  // --request-timeout: every request's deadline
+  bool read_only = false;                                    // --read-only: accept read-only servers
   bool verbose = false;
   bool json = false;
   bool help = false;
