@@ -136,7 +136,7 @@ class acquire_task {
 
   // Starts a request with `start(token)`, bounded by remaining().
   template <class Start>
-  auto bounded(Start start) const {
+  [[nodiscard]] auto bounded(Start start) const {
     if (auto left = remaining()) return start(with_timeout(*left, tuple_awaitable));
     return start(tuple_awaitable);
   }
