@@ -15,15 +15,17 @@ namespace detail {
 asio::any_io_executor executor_of(const client_impl& impl) noexcept { return impl.executor(); }
 
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
-                                std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state) {
-  return impl.start_request(op, std::move(body), std::move(watch), std::move(op_state));
+                                std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state,
+                                std::optional<std::chrono::nanoseconds> timeout) {
+  return impl.start_request(op, std::move(body), std::move(watch), std::move(op_state), timeout);
 }
 
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
-                                       std::unique_ptr<pending_op> op_state) {
+                                       std::unique_ptr<pending_op> op_state,
+                                       std::optional<std::chrono::nanoseconds> timeout) {
   // The engine removes the matching watchers and delivers their removal events before the completion.
   return impl.start_request(proto::op_code::remove_watches, proto::remove_watches_request{std::move(path), type},
-                            std::nullopt, std::move(op_state));
+                            std::nullopt, std::move(op_state), timeout);
 }
 
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,

@@ -66,10 +66,20 @@ client_impl::~client_impl() {
 
 proto::request_id client_impl::start_request(proto::op_code op, proto::request_body body,
                                              std::optional<watch_registration> watch,
-                                             std::unique_ptr<pending_op> op_state) {
+                                             std::unique_ptr<pending_op> op_state,
+                                             std::optional<std::chrono::nanoseconds> timeout) {
   ensure_started();
   const proto::watcher_id watcher = watch ? watchers_.add(std::move(*watch)) : 0;
-  const auto id = engine_.submit(now(), op, std::move(body), watcher);
+  const proto::time_point at = now();
+  // The per-call timeout wins; a non-positive one is already past (completes at once, unsent). Without either,
+  // no deadline (docs/protocol.md#deadlines).
+  proto::time_point deadline = proto::time_point::max();
+  if (timeout) {
+    deadline = at + std::chrono::duration_cast<proto::time_point::duration>(*timeout);
+  } else if (options_.request_timeout.count() > 0) {
+    deadline = at + options_.request_timeout;
+  }
+  const auto id = engine_.submit(at, op, std::move(body), watcher, deadline);
   ops_.add(id, std::move(op_state), watcher);
   schedule_pump();
   return id;

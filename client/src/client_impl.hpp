@@ -34,7 +34,8 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
 
   // --- called by the adapters (on the client's executor) ---
   proto::request_id start_request(proto::op_code op, proto::request_body body, std::optional<watch_registration> watch,
-                                  std::unique_ptr<pending_op> op_state);
+                                  std::unique_ptr<pending_op> op_state,
+                                  std::optional<std::chrono::nanoseconds> timeout);
   proto::request_id start_add_auth(std::string scheme, std::string credentials, std::unique_ptr<pending_op> op_state);
   void cancel(proto::request_id id);
   std::uint64_t start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state);

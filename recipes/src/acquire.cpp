@@ -6,6 +6,7 @@
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/use_awaitable.hpp>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -126,6 +127,32 @@ class acquire_task {
     prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
   }
 
+  // What is left of the acquire's timeout, as the deadline of its next request (docs/protocol.md#deadlines), so
+  // that a server that stops answering without dropping the connection cannot hold the acquire past it; nullopt
+  // without a timeout (the client's request_timeout then applies).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
+    client* c = link_->get();
+    if (a_->until == proto::time_point::max() || c == nullptr) return std::nullopt;
+    return std::max<std::chrono::nanoseconds>(a_->until - c->clock()->now(), std::chrono::nanoseconds::zero());
+  }
+
+  // Starts a request with `start(token)`, bounded by remaining().
+  template <class Start>
+  [[nodiscard]] auto bounded(Start start) const {
+    if (auto left = remaining()) return start(with_timeout(*left, tuple_awaitable));
+    return start(tuple_awaitable);
+  }
+
+  // A request of the acquire ran out of time and so did the acquire: its timeout has passed, or it is a try-once
+  // acquire (timeout 0, bounded by the client's request_timeout). Otherwise a request timeout is retried like a
+  // connection loss (the client's request_timeout is shorter than the acquire's).
+  [[nodiscard]] bool out_of_time(std::error_code ec) const {
+    if (ec != client_error::operation_timeout) return false;
+    if (a_->try_once) return true;
+    client* c = link_->get();
+    return a_->until != proto::time_point::max() && (c == nullptr || c->clock()->now() >= a_->until);
+  }
+
   // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
   // up), or an error ends the acquire.
   asio::awaitable<std::error_code> acquire() {
@@ -143,8 +170,9 @@ class acquire_task {
       if (!children) {
         client* c = link_->get();
         if (c == nullptr) co_return make_error_code(client_error::closed);
-        auto listing = c->async_get_children(dir_, tuple_awaitable);
+        auto listing = bounded([&](auto token) { return c->async_get_children(dir_, std::move(token)); });
         auto [ec, listed] = co_await std::move(listing);
+        if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
         if (is_connection_loss(ec)) {
           auto connected = wait_connected(link_);
           if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
@@ -185,8 +213,12 @@ class acquire_task {
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->options().acl;
-    auto pipelined = create_and_list(link_, child_path(dir_, prefix_), self_->options().data, options, dir_);
+    auto pipelined =
+        create_and_list(link_, child_path(dir_, prefix_), self_->options().data, options, dir_, remaining());
     auto r = co_await std::move(pipelined);
+    // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no
+    // deadline: it is cleanup) finds the node if the server applied the create, for run() to delete.
+    if (out_of_time(r.create_error)) self_->give_up(a_, lock_errc::timeout);
     if (!r.create_error) {
       node_ = owned_node{r.created.path, r.created.path.substr(r.created.path.rfind('/') + 1), r.created.stat.czxid,
                          r.created.stat.ephemeral_owner};
@@ -232,9 +264,11 @@ class acquire_task {
       a->wake.set();
     };
     armed_watch_ = blocker_watch{child_path(dir_, blocker), fired};
-    auto watched_get = c->async_get(armed_watch_->path, std::move(on_change), tuple_awaitable);
+    auto watched_get =
+        bounded([&](auto token) { return c->async_get(armed_watch_->path, std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
-    if (ec) *fired = true;                                         // not armed
+    if (ec) *fired = true;  // not armed
+    if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
     if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
     if (is_connection_loss(ec)) {
       auto connected = wait_connected(link_);

@@ -87,7 +87,8 @@ asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string dir
 }
 
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::string directory) {
+                                                        create_options options, std::string directory,
+                                                        std::optional<std::chrono::nanoseconds> timeout) {
   struct join {
     explicit join(const asio::any_io_executor& executor) : done(executor) {}
     create_and_list_result result;
@@ -105,16 +106,23 @@ asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::stri
     state->result.list_error = state->result.create_error;
     co_return std::move(state->result);
   }
-  c->async_create(std::move(path), std::move(data), options, [state](std::error_code ec, create_result r) {
+  auto on_created = [state](std::error_code ec, create_result r) {
     state->result.create_error = ec;
     state->result.created = std::move(r);
     state->arrive();
-  });
-  c->async_get_children(std::move(directory), [state](std::error_code ec, children_result r) {
+  };
+  auto on_listed = [state](std::error_code ec, children_result r) {
     state->result.list_error = ec;
     state->result.listed = std::move(r);
     state->arrive();
-  });
+  };
+  if (timeout) {
+    c->async_create(std::move(path), std::move(data), options, with_timeout(*timeout, std::move(on_created)));
+    c->async_get_children(std::move(directory), with_timeout(*timeout, std::move(on_listed)));
+  } else {
+    c->async_create(std::move(path), std::move(data), options, std::move(on_created));
+    c->async_get_children(std::move(directory), std::move(on_listed));
+  }
   auto both_replied = state->done.wait();
   co_await std::move(both_replied);
   co_return std::move(state->result);

@@ -4,7 +4,9 @@
 // Each takes a client_link, so a coroutine resuming after the client was destroyed never touches it.
 
 #include <asio/awaitable.hpp>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -44,8 +46,10 @@ struct create_and_list_result {
 };
 
 // Sends the create and a getChildren of `directory` back to back (one round trip: the session applies them in
-// order, so the list includes the new node) and waits for both replies.
+// order, so the list includes the new node) and waits for both replies. `timeout`: both requests' deadline
+// (zkwire::with_timeout); nullopt: the client's request_timeout.
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::string directory);
+                                                        create_options options, std::string directory,
+                                                        std::optional<std::chrono::nanoseconds> timeout);
 
 }  // namespace zkwire::recipes::detail

@@ -52,7 +52,8 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
             auto timed_out = weak_attempt.lock();
             if (self && timed_out) self->give_up(timed_out, lock_errc::timeout);
           });
-      a->deadline->expires_at(clock_->now() + timeout);
+      a->until = clock_->now() + timeout;
+      a->deadline->expires_at(a->until);
     }
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});

@@ -44,6 +44,9 @@ struct attempt {
   bool try_once = false;             // timeout 0
   wake_event wake;                   // a watched blocker changed, or the caller gave up
   std::unique_ptr<wakeup> deadline;  // the acquire's timeout, on the client's clock; null without one
+  // The same time as a deadline for the acquire's requests (docs/protocol.md#deadlines); max() without a timeout
+  // (then the client's request_timeout applies, and bounds a try-once acquire).
+  proto::time_point until = proto::time_point::max();
 };
 
 class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_monitor {

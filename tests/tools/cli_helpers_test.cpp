@@ -244,6 +244,21 @@ TEST(CliGlobalOptions, OptionsEndAtTheCommand) {
   EXPECT_EQ(d.options.command, (std::vector<std::string>{"-x", "/a"}));
 }
 
+TEST(CliGlobalOptions, RequestTimeoutAndReadOnly) {
+  const std::array<const char*, 5> argv = {"--request-timeout", "250", "--read-only", "get", "/a"};
+  const auto r = parse_global_options(argv, nullptr);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.options.request_timeout, std::chrono::milliseconds(250));
+  EXPECT_TRUE(r.options.read_only);
+  const std::array<const char*, 2> none = {"get", "/a"};
+  const auto d = parse_global_options(none, nullptr);
+  EXPECT_EQ(d.options.request_timeout, std::nullopt);
+  EXPECT_FALSE(d.options.read_only);
+  const std::array<const char*, 3> zero = {"--request-timeout=0", "get", "/a"};
+  EXPECT_EQ(parse_global_options(zero, nullptr).error,
+            "--request-timeout: '0' is not a positive number of milliseconds");
+}
+
 TEST(CliGlobalOptions, HelpVersionAndErrors) {
   const auto parse = [](std::vector<const char*> argv) { return parse_global_options(argv, nullptr); };
   EXPECT_TRUE(parse({"--help"}).options.help);

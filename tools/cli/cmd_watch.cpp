@@ -131,6 +131,11 @@ int run_watch(const command_context& context) {
     if (!name.empty()) q->push(item{item::state_change, json_text({{"state", name}}), 0, {}});
     if (const auto ec = session_end_error(event.to)) q->push(item{item::session_end, {}, 0, ec});
   });
+  // A read-only start is worth a line, though: writes fail and the data may lag until SyncConnected follows.
+  if (s.client().state() == session_state::connected_read_only) {
+    q->push(
+        item{item::state_change, json_text({{"state", reported_state(session_state::connected_read_only)}}), 0, {}});
+  }
 
   std::uint64_t round = 0;
   bool round_done = false;

@@ -49,6 +49,10 @@ parse_result parse_global_options(std::span<const char* const> args, const char*
     o.sasl_password = text.substr(colon + 1);
   });
   // --- end SASL ---
+  // --- request deadlines and read-only mode ---
+  parser.value("--request-timeout",
+               [&o](const std::string& text) { o.request_timeout = parse_ms(text, "--request-timeout"); });
+  parser.flag("--read-only", o.read_only);
   parser.positionals("COMMAND", o.command);
   try {
     parser.parse(std::vector<std::string>(args.begin(), args.end()));

@@ -18,6 +18,9 @@ struct global_options {
   std::optional<std::string> sasl_user;
   std::string sasl_password;
   // --- end SASL ---
+  // --- request deadlines and read-only mode ---
+  std::optional<std::chrono::milliseconds> request_timeout;  // --request-timeout: every request's deadline
+  bool read_only = false;                                    // --read-only: accept read-only servers
   bool verbose = false;
   bool json = false;
   bool help = false;

@@ -21,6 +21,9 @@ Global options:
       --connect-timeout MS    give up if no session is established within MS (the session timeout)
       --auth SCHEME:CREDS     e.g. digest:alice:secret; repeatable; replayed on reconnect
       --sasl USER:PASSWORD    SASL DIGEST-MD5 login before any request, on every connection
+      --request-timeout MS    deadline of each request; past it the command fails with exit 4 (a write's
+                              outcome is then unknown: the server may still apply it) (none)
+      --read-only             accept read-only servers: reads work, writes fail with NOTREADONLY (off)
   -v, --verbose               session events and reconnects to stderr
       --json                  machine-readable output, one JSON object per line
   -h, --help                  this text

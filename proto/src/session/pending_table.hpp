@@ -3,6 +3,7 @@
 // xid still unassigned) and the FIFO of written ones awaiting their replies in order (docs/protocol.md#ordering). Slots
 // are reused, so steady traffic allocates nothing here beyond what the frames and watch paths carry.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -41,6 +42,7 @@ struct queued_request {
   op_code op = op_code::error;
   std::string frame;  // the encoded frame with xid 0, patched when written
   watch_intent watch;
+  time_point deadline = time_point::max();  // completes with operation_timeout then (docs/protocol.md#deadlines)
 };
 
 struct sent_request {
@@ -50,6 +52,7 @@ struct sent_request {
   origin from = origin::user;
   bool abandoned = false;  // cancelled after being written: its reply is consumed and dropped
   time_point send_time{};
+  time_point deadline = time_point::max();  // user requests only; abandoned (timed out) then
   watch_intent watch;
 };
 
@@ -63,6 +66,35 @@ class pending_table {
   // Removes a queued request or marks a written one abandoned, returning its opcode; nullopt if `id` is not
   // pending.
   std::optional<op_code> cancel(request_id id) noexcept;
+  // Completes every user request whose deadline is at or before `now`: a queued one is removed, a written one
+  // marked abandoned (its late reply is consumed in order and dropped). Calls expired(id, op) for each, in
+  // submission order, and returns the earliest deadline still pending (time_point::max() when none).
+  template <class Expired>
+  time_point expire(time_point now, Expired&& expired) {
+    time_point earliest = time_point::max();
+    for (std::size_t i = 0; i < sent_.size(); ++i) {
+      sent_request& s = sent_[i];
+      if (s.from != origin::user || s.abandoned || s.deadline == time_point::max()) continue;
+      if (s.deadline <= now) {
+        s.abandoned = true;
+        expired(s.id, s.op);
+      } else {
+        earliest = std::min(earliest, s.deadline);
+      }
+    }
+    for (std::size_t i = 0; i < queued_.size();) {
+      if (queued_[i].deadline <= now) {
+        const request_id id = queued_[i].id;
+        const op_code op = queued_[i].op;
+        queued_.erase(i);
+        expired(id, op);
+      } else {
+        earliest = std::min(earliest, queued_[i].deadline);
+        ++i;
+      }
+    }
+    return earliest;
+  }
   // Queued plus written user requests that are not abandoned.
   [[nodiscard]] std::size_t user_pending() const noexcept;
 

@@ -148,6 +148,9 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   time_point attempt_deadline = never;
   time_point reconnect_at = never;
   time_point close_deadline = never;
+  // At or before the earliest deadline of a pending user request (earlier when that request completed since):
+  // a tick at this time expires what is due and recomputes it exactly (docs/protocol.md#deadlines).
+  time_point request_deadline = never;
   time_point last_send{};
   time_point last_recv{};
   time_point last_write{};
@@ -212,9 +215,10 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     time_point read = never;          // established: nothing received for too long
     time_point ping = never;          // established and idle (not while closing): send a ping
     time_point session_lost = never;  // suspended: the server has expired the session by now, surely
+    time_point request = never;       // a user request's deadline: complete it with operation_timeout
 
     [[nodiscard]] time_point earliest() const noexcept {
-      return std::min({reconnect, attempt, close, read, ping, session_lost});
+      return std::min({reconnect, attempt, close, read, ping, session_lost, request});
     }
   };
 
@@ -241,6 +245,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
         break;
     }
     if (st == session_state::suspended) d.session_lost = last_write + timeout + expiry_slack;
+    d.request = request_deadline;
     return d;
   }
 
@@ -407,6 +412,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     s.from = from;
     s.abandoned = false;
     s.send_time = now;
+    s.deadline = never;
     s.watch.effect = watch_effect::none;
     last_send = now;
     return {};
@@ -449,6 +455,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     s.from = origin::user;
     s.abandoned = false;
     s.send_time = now;
+    s.deadline = q.deadline;
     std::swap(s.watch, q.watch);
     last_send = now;
   }
@@ -779,6 +786,11 @@ void session::disconnected(time_point now, std::error_code error) {
 void session::tick(time_point now) {
   auto& m = *impl_;
   const impl::deadlines due = m.timers();
+  if (now >= due.request) {
+    // Independent of the connection's timers: a request past its deadline completes, the session goes on.
+    m.request_deadline =
+        m.pending.expire(now, [&m](request_id id, op_code op) { m.complete(id, op, client_error::operation_timeout); });
+  }
   if (now >= due.reconnect) {
     m.begin_attempt(now);
   } else if (now >= due.attempt) {  // NOLINT(bugprone-branch-clone): a different deadline with the same action
@@ -794,7 +806,7 @@ void session::tick(time_point now) {
   if (now >= m.timers().session_lost) m.set_state(session_state::lost, m.drop_reason);
 }
 
-request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher) {
+request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher, time_point deadline) {
   auto& m = *impl_;
   const request_id id = m.next_id++;
   if (auto ec = m.terminal_error()) {
@@ -809,6 +821,10 @@ request_id session::submit(time_point now, op_code op, request_body body, watche
   if (intent.effect != watch_effect::none) intent.path = request_path(body);
   if (auto ec = apply_chroot(m.cfg.chroot, body)) {
     m.complete(id, op, ec);
+    return id;
+  }
+  if (deadline <= now) {  // already past: nothing is sent, so the outcome is known (not applied)
+    m.complete(id, op, client_error::operation_timeout);
     return id;
   }
   if (m.ready()) {
@@ -827,8 +843,10 @@ request_id session::submit(time_point now, op_code op, request_body body, watche
     s.from = origin::user;
     s.abandoned = false;
     s.send_time = now;
+    s.deadline = deadline;
     s.watch = std::move(intent);
     m.last_send = now;
+    m.request_deadline = std::min(m.request_deadline, deadline);
     return id;
   }
   queued_request& q = m.pending.queued().push_back();
@@ -843,6 +861,8 @@ request_id session::submit(time_point now, op_code op, request_body body, watche
   q.id = id;
   q.op = op;
   q.watch = std::move(intent);
+  q.deadline = deadline;
+  m.request_deadline = std::min(m.request_deadline, deadline);
   return id;
 }
 

@@ -158,8 +158,8 @@ class harness {
     }
     now = target;
   }
-  request_id submit(op_code op, request_body body, watcher_id watcher = 0) {
-    const request_id id = s.submit(now, op, std::move(body), watcher);
+  request_id submit(op_code op, request_body body, watcher_id watcher = 0, time_point deadline = time_point::max()) {
+    const request_id id = s.submit(now, op, std::move(body), watcher, deadline);
     pump();
     return id;
   }

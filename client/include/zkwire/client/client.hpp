@@ -51,6 +51,17 @@
 //   on the server (its ephemeral nodes live until it expires): use async_close for that. Destroy the client
 //   before its execution context. A moved-from client may only be destroyed or assigned to.
 //
+// Deadlines
+//   client_options::request_timeout gives every request a deadline; wrap a call's token to set its own:
+//     c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
+//   It works with every request (the node, watch and session-information operations; not with async_connect,
+//   async_new_session and async_close, which have options.connect_timeout and the read timeout, nor with
+//   async_add_auth). Measured from the call, waiting for a connection included. A request with no reply by then
+//   completes with client_error::operation_timeout (ec == zkwire::condition::timeout, and also
+//   condition::connection_loss: outcome unknown). The connection and the session are not affected: the late reply
+//   is dropped in order. A WRITE that timed out may still be applied by the server: read back to learn the
+//   outcome, exactly as after a connection loss (docs/protocol.md#deadlines).
+//
 // Cancellation
 //   Every operation supports terminal and partial cancellation through its associated cancellation slot
 //   (asio::bind_cancellation_slot, awaitable operators, ...): it completes with client_error::cancelled. A
@@ -177,10 +188,12 @@ struct request_spec {
   proto::op_code op = proto::op_code::error;
   proto::request_body body;
   std::optional<watch_registration> watch;
+  std::optional<std::chrono::nanoseconds> timeout;  // with_timeout's
 };
 struct remove_watches_spec {
   std::string path;
   watcher_type type = watcher_type::any;
+  std::optional<std::chrono::nanoseconds> timeout;
 };
 struct add_auth_spec {
   std::string scheme;
@@ -202,9 +215,9 @@ struct initiate_request {
     auto slot = op->slot();
     proto::request_id id = 0;
     if constexpr (std::is_same_v<Spec, request_spec>) {
-      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op));
+      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op), spec.timeout);
     } else if constexpr (std::is_same_v<Spec, remove_watches_spec>) {
-      id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op));
+      id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op), spec.timeout);
     } else {
       id = start_add_auth(*impl, std::move(spec.scheme), std::move(spec.credentials), std::move(op));
     }
@@ -227,7 +240,27 @@ struct initiate_wait {
   }
 };
 
+// A completion token with a request timeout (with_timeout).
+template <class CompletionToken>
+struct timeout_token {
+  std::chrono::nanoseconds timeout;
+  CompletionToken token;
+};
+template <class T>
+struct is_timeout_token : std::false_type {};
+template <class CompletionToken>
+struct is_timeout_token<timeout_token<CompletionToken>> : std::true_type {};
+
 }  // namespace detail
+
+// `token` with a request timeout for this call, replacing client_options::request_timeout (see "Deadlines"
+// above). Any completion token: a callback, asio::use_awaitable, asio::use_future, ... A zero or negative timeout
+// completes at once with client_error::operation_timeout without sending anything.
+template <class Rep, class Period, class CompletionToken>
+auto with_timeout(std::chrono::duration<Rep, Period> timeout, CompletionToken&& token) {
+  return detail::timeout_token<std::decay_t<CompletionToken>>{
+      std::chrono::duration_cast<std::chrono::nanoseconds>(timeout), std::forward<CompletionToken>(token)};
+}
 
 class client {
  public:
@@ -475,7 +508,7 @@ class client {
   // Errors: NOWATCHER when the server had none.
   template <class CompletionToken>
   auto async_remove_watches(std::string path, watcher_type type, CompletionToken&& token) {
-    return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type});
+    return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt});
   }
 
   // --- session information ---
@@ -505,14 +538,20 @@ class client {
  private:
   template <class Body>
   static detail::request_spec spec(proto::op_code op, Body body) {
-    return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt};
+    return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt, std::nullopt};
   }
   static detail::request_spec make_create(std::string path, std::string data, const create_options& options);
 
   template <class Result, class CompletionToken, class Spec>
   auto initiate(CompletionToken& token, Spec spec) {
-    return asio::async_initiate<CompletionToken, detail::signature_t<Result>>(detail::initiate_request<Result>{impl_},
-                                                                              token, std::move(spec));
+    if constexpr (detail::is_timeout_token<std::remove_cvref_t<CompletionToken>>::value) {
+      static_assert(!std::is_same_v<Spec, detail::add_auth_spec>, "async_add_auth takes no request timeout");
+      if constexpr (!std::is_same_v<Spec, detail::add_auth_spec>) spec.timeout = token.timeout;
+      return initiate<Result>(token.token, std::move(spec));
+    } else {
+      return asio::async_initiate<CompletionToken, detail::signature_t<Result>>(detail::initiate_request<Result>{impl_},
+                                                                                token, std::move(spec));
+    }
   }
 
   std::shared_ptr<detail::client_impl> impl_;

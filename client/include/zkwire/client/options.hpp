@@ -72,6 +72,13 @@ struct client_options {
   // keeps the password in memory for the reconnects); not changeable afterwards.
   std::optional<sasl_credentials> sasl;
   // --- end SASL ---
+  // --- request deadlines and read-only mode ---
+  // Request deadline (docs/protocol.md#deadlines): a request with no reply within this time after it was started
+  // completes with client_error::operation_timeout (== condition::timeout), waiting for a connection included;
+  // the session and connection are not affected. For a write the outcome is then UNKNOWN: if it had been
+  // written, the server may still apply it (read back to learn the outcome). 0: no deadline (the default; a
+  // request then waits until it is answered or the connection breaks). Per call: zkwire::with_timeout.
+  std::chrono::milliseconds request_timeout{0};
   // Accept read-only servers (ConnectRequest readOnly=true).
   bool can_be_read_only = false;
   // Receives connection and session events; nothing is logged when empty.

@@ -321,6 +321,10 @@ class lock {
   // (no_auth, invalid_acl, no_children_for_ephemerals when a parent is ephemeral), and client_error::invalid_path.
   // Connection loss is not an error: the acquire continues after the reconnect, within the timeout. After any error
   // nothing is left behind (see "Cleanup guarantee").
+  // Every request of the acquire carries what is left of `timeout` as its deadline (client.hpp, "Deadlines"), so a
+  // server that stops answering without dropping the connection cannot hold it longer. A try-once acquire (0) is
+  // bounded by client_options::request_timeout: with none set, it waits for its round trip as long as the
+  // connection lasts. A create that ran out of time may still be applied: its node is found and deleted later.
   template <class CompletionToken>
   auto async_acquire(std::chrono::milliseconds timeout, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_acquire{impl_}, token,

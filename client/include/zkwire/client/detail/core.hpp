@@ -3,6 +3,7 @@
 // driver (client/src/client.cpp). Internal: everything here runs on the client's executor.
 
 #include <asio/any_io_executor.hpp>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -80,12 +81,15 @@ enum class wait_kind { connect, new_session, close };
 // --- implemented in client/src/client.cpp (the driver: client_impl.cpp) ---
 asio::any_io_executor executor_of(const client_impl& impl) noexcept;
 // Queues a request with the engine; the completion comes later through op->complete (or op->fail on shutdown).
+// `timeout`: the per-call request timeout (with_timeout); nullopt: client_options::request_timeout.
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
-                                std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state);
+                                std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state,
+                                std::optional<std::chrono::nanoseconds> timeout);
 // removeWatches; on success the engine also drops the local watchers of that path and kind, each with a final
 // *_watch_removed event delivered before the completion.
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
-                                       std::unique_ptr<pending_op> op_state);
+                                       std::unique_ptr<pending_op> op_state,
+                                       std::optional<std::chrono::nanoseconds> timeout);
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,
                                  std::unique_ptr<pending_op> op_state);
 void cancel_request(const std::weak_ptr<client_impl>& impl, proto::request_id id);

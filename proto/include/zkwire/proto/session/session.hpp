@@ -176,12 +176,18 @@ class session {
 
   // Queues a request with client paths (the engine applies the chroot). `watcher` registers a one-shot or
   // persistent watcher for getData/exists/getChildren(2) with watch=true, and addWatch; 0 for none.
+  // `deadline`: if no reply has arrived by then (waiting for a connection included), the request completes with
+  // client_error::operation_timeout (condition::timeout) at the tick due then (next_wakeup() includes it). The
+  // session is not affected: a written request is abandoned like a cancelled one, its late reply consumed in xid
+  // order and dropped. A write that timed out after being written may still be applied by the server (outcome
+  // unknown: read back); one still queued, or with a deadline already past at submit(), was never sent.
   // Refused at once with client_error::invalid_argument: ops the engine sends itself or a client never sends
   // (ping, auth, setWatches(2), closeSession, notification, createSession, deleteContainer, error), check outside a
   // multi, sasl (its reply overtakes others), and a body that is not the op's. A successful removeWatches removes
   // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
   // before its completion. Requests queued while disconnected stay queued across failed connection attempts.
-  request_id submit(time_point now, op_code op, request_body body, watcher_id watcher = 0);
+  request_id submit(time_point now, op_code op, request_body body, watcher_id watcher = 0,
+                    time_point deadline = time_point::max());
   // Adds a credential, replayed on every reconnect; sent at once when connected. Its first reply completes
   // the returned request (AUTHFAILED ends the session).
   request_id add_auth(time_point now, std::string scheme, std::string credentials);

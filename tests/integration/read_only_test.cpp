@@ -1,0 +1,116 @@
+// Read-only mode against a real 3-member ensemble (readonlymode.enabled, local sessions): with the quorum lost, a
+// client that accepts read-only servers connects to the member left (connected_read_only), reads work and writes
+// get NOTREADONLY; `zkwire --read-only watch` reports ConnectedReadOnly. When the quorum returns, the member
+// leaves read-only mode and the client goes on read-write by itself (SyncConnected). What happens to a session
+// created read-write before the partition is measured and documented in docs/protocol.md#read-only.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <system_error>
+
+#include "support/child_process.hpp"
+#include "support/eventually.hpp"
+#include "support/state_recorder.hpp"
+#include "support/temp_dir.hpp"
+#include "support/zk_cluster.hpp"
+#include "zkwire/client/blocking_client.hpp"
+#include "zkwire/client/errors.hpp"
+
+namespace zkwire {
+namespace {
+
+using namespace std::chrono_literals;
+
+test::cluster_options read_only_ensemble() {
+  test::cluster_options o;
+  o.members = 3;
+  o.jvm_flags = {"-Dreadonlymode.enabled=true"};
+  // Without local sessions the read-only member closes every new connection (it cannot create global sessions).
+  // Upgrading: a local session that creates an ephemeral node becomes global (else EPHEMERALONLOCALSESSION).
+  o.extra_config = {"localSessionsEnabled=true", "localSessionsUpgradingEnabled=true"};
+  return o;
+}
+
+TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
+  test::zk_cluster zk(read_only_ensemble());
+  constexpr std::size_t survivor = 2;
+
+  // A session created read-write before the partition, on the member that will be left alone.
+  client_options before_options;
+  before_options.connect_string = zk.address(survivor);
+  before_options.session_timeout = 4000ms;
+  before_options.can_be_read_only = true;
+  blocking_client before(before_options);
+  const auto before_states = test::state_recorder::make();
+  before.set_state_listener(before_states->listener());
+  before.create("/ro", "data");
+  before.create("/ro/e", "", create_mode::ephemeral);
+  const std::int64_t before_session = before.session_id();
+
+  zk.stop(0);
+  zk.stop(1);
+  // Until the survivor has noticed and serves read-only (before that it may still take read-write sessions).
+  ASSERT_TRUE(
+      test::eventually([&] { return zk.four_letter(survivor, "srvr").find("Mode: read-only") != std::string::npos; },
+                       60s, "the survivor in read-only mode", [&] { return zk.four_letter(survivor, "srvr"); }));
+
+  // A new client that accepts read-only servers.
+  client_options ro_options;
+  ro_options.connect_string = zk.address(survivor);
+  ro_options.session_timeout = 4000ms;
+  ro_options.connect_timeout = 60000ms;
+  ro_options.can_be_read_only = true;
+  blocking_client ro(ro_options);
+  const auto ro_states = test::state_recorder::make();
+  ro.set_state_listener(ro_states->listener());
+  ro.connect();  // waits (connect_timeout) until the member is up in read-only mode
+  EXPECT_EQ(ro.state(), session_state::connected_read_only);
+  EXPECT_EQ(ro.get("/ro").data, "data");
+  try {
+    ro.create("/ro/new", "");
+    ADD_FAILURE() << "a write on a read-only server succeeded";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code(), server_error::not_read_only) << e.what();
+  }
+  // The CLI, started while only the read-only member is left. Its session timeout keeps it from declaring the
+  // session lost while the member rejoins the quorum (it refuses connections for a few seconds then).
+  test::temp_dir files("zkwire-ro-");
+  auto watcher =
+      test::child_process::spawn({ZKWIRE_CLI_PATH, "--read-only", "-s", zk.address(survivor), "--session-timeout",
+                                  "30000", "--connect-timeout", "60000", "watch", "-n", "1", "--timeout", "300", "/ro"},
+                                 test::child_stdio{files.path() / "watch.out", files.path() / "watch.err", {}});
+  EXPECT_TRUE(
+      test::eventually([&] { return watcher.out().find(R"({"state":"ConnectedReadOnly"})") != std::string::npos; }, 30s,
+                       "the watch command reporting ConnectedReadOnly", [&] { return watcher.out() + watcher.err(); }));
+
+  // The session created read-write before the partition is not served by the read-only member: measured, see
+  // docs/protocol.md#read-only.
+  EXPECT_TRUE(before_states->reaches(session_state::lost, 60s)) << before_states->text();
+  EXPECT_FALSE(before_states->contains(session_state::connected_read_only)) << before_states->text();
+  EXPECT_NE(before_session, 0);
+
+  // The quorum returns: the survivor leaves read-only mode and drops its connections; the client reconnects
+  // read-write on its own.
+  const auto back = test::state_recorder::clock::now();
+  zk.start(0);
+  zk.start(1);
+  ASSERT_TRUE(ro_states->reaches(session_state::connected, 120s, back)) << ro_states->text();
+  // ... and the session created before the partition resumes: the session timers start afresh with the new
+  // quorum (it was never served while read-only).
+  EXPECT_TRUE(before_states->reaches(session_state::connected, 120s, back)) << before_states->text();
+  EXPECT_EQ(before.session_id(), before_session);
+  EXPECT_TRUE(before.exists("/ro/e").has_value());
+  ro.create("/ro/after", "");
+  EXPECT_TRUE(ro.exists("/ro/after").has_value());
+  EXPECT_TRUE(test::eventually([&] { return watcher.out().find(R"({"state":"SyncConnected"})") != std::string::npos; },
+                               60s, "the watch command reporting SyncConnected",
+                               [&] { return watcher.out() + watcher.err(); }));
+  const std::string out = watcher.out();
+  EXPECT_LT(out.find(R"({"state":"ConnectedReadOnly"})"), out.find(R"({"state":"SyncConnected"})")) << out;
+  watcher.kill();
+}
+
+}  // namespace
+}  // namespace zkwire
