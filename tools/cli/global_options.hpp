@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "zkwire/client/tls_options.hpp"
+
 namespace zkwire::cli {
 
 struct global_options {
@@ -14,6 +16,11 @@ struct global_options {
   std::chrono::milliseconds session_timeout{10000};
   std::optional<std::chrono::milliseconds> connect_timeout;  // defaults to the session timeout
   std::vector<std::string> auth;                             // SCHEME:CREDENTIALS, in order
+  // --- TLS ---
+  // --tls-ca FILE turns TLS on; --tls-cert/--tls-key FILE (together) for mutual TLS. The files are checked by
+  // parse_global_options (a usage error before anything is sent).
+  std::optional<tls_options> tls;
+  // --- end TLS ---
   bool verbose = false;
   bool json = false;
   bool help = false;

@@ -20,6 +20,9 @@ Global options:
   -t, --session-timeout MS    requested session timeout (10000)
       --connect-timeout MS    give up if no session is established within MS (the session timeout)
       --auth SCHEME:CREDS     e.g. digest:alice:secret; repeatable; replayed on reconnect
+      --tls-ca FILE           TLS to every server, its certificate verified against the PEM CA FILE and the host
+      --tls-cert FILE         client certificate (PEM) for servers that require one; needs --tls-key
+      --tls-key FILE          the client certificate's private key (PEM, unencrypted)
   -v, --verbose               session events and reconnects to stderr
       --json                  machine-readable output, one JSON object per line
   -h, --help                  this text

@@ -12,6 +12,7 @@ client_options make_client_options(const global_options& global) {
   options.connect_string = global.servers;
   options.session_timeout = global.session_timeout;
   options.connect_timeout = global.connect_timeout.value_or(global.session_timeout);
+  options.tls = global.tls;
   for (const auto& auth : global.auth) {
     const std::size_t colon = auth.find(':');
     options.auth.push_back(
