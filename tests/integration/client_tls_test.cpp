@@ -239,6 +239,7 @@ TEST_F(tls_test, CliBadTlsOptionsAreUsageErrors) {
   auto r = cli(secure(), {"--tls-ca", missing, "create", root(), ""});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("missing.pem"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("zkwire: TLS CA file", 0), 0U) << r.err;  // checked with the options, not the servers
   r = cli(secure(), {"--tls-ca", ca, "--tls-cert", cert, "create", root(), ""});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--tls-key"), std::string::npos) << r.err;
