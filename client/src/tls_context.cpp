@@ -57,9 +57,8 @@ class tls_category_impl final : public std::error_category {
 // next check).
 std::string openssl_reason() {
   const unsigned long code = ERR_peek_error();  // NOLINT(google-runtime-int): OpenSSL's type
-  std::string text = code == 0                       ? "not in PEM format"
-                     : ERR_reason_error_string(code) ? ERR_reason_error_string(code)
-                                                     : "unknown OpenSSL error";
+  const char* reason = code == 0 ? nullptr : ERR_reason_error_string(code);
+  std::string text = code == 0 ? "not in PEM format" : reason != nullptr ? reason : "unknown OpenSSL error";
   ERR_clear_error();
   return text;
 }

@@ -125,8 +125,8 @@ class tls_transport final : public transport {
  private:
   struct state : std::enable_shared_from_this<state> {
     state(const asio::any_io_executor& ex, transport_events& sink, std::shared_ptr<asio::ssl::context> ctx,
-          const tls_options& opts)
-        : events(&sink), executor(ex), context(std::move(ctx)), options(opts), resolver(ex) {}
+          tls_options opts)
+        : events(&sink), executor(ex), context(std::move(ctx)), options(std::move(opts)), resolver(ex) {}
 
     [[nodiscard]] bool stale(std::uint64_t g) const noexcept { return events == nullptr || g != generation; }
 
@@ -146,7 +146,7 @@ class tls_transport final : public transport {
       });
     }
 
-    void handshaken(std::uint64_t g, const std::error_code& error) {
+    void handshaken(std::uint64_t g, const std::error_code& error) const {
       if (!stale(g)) events->on_connected(error);
     }
 
