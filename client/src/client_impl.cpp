@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "zkwire/client/errors.hpp"
+#include "zkwire/client/tls_options.hpp"
 
 namespace zkwire::detail {
 namespace {
@@ -50,7 +51,9 @@ client_impl::client_impl(asio::any_io_executor executor, client_options options,
       servers_(std::move(servers)),
       clock_(options_.clock ? options_.clock : steady_clock_source()),
       engine_(make_config(options_, servers_)),
-      transport_(options_.transport ? options_.transport(executor_, *this) : make_tcp_transport(executor_, *this)),
+      transport_(options_.transport ? options_.transport(executor_, *this)
+                 : options_.tls     ? make_tls_transport_factory(*options_.tls)(executor_, *this)
+                                    : make_tcp_transport(executor_, *this)),
       // `this` is safe: the wakeup never fires once destroyed, and it is destroyed with this object.
       timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })) {
   if (!transport_) throw std::invalid_argument("client_options::transport returned no transport");
@@ -137,9 +140,10 @@ void client_impl::expire_waiter(std::uint64_t id) {
   if (!op) return;
   log(log_level::error, [&] {
     return "no session within the connect timeout (state " + std::string(proto::session_state_name(engine_.state())) +
-           ")";
+           (last_tls_error_ ? "; last TLS failure: " + last_tls_error_.message() : std::string()) + ")";
   });
-  op->fail(client_errc::connect_timeout, false);
+  // A TLS failure names a cause the user can fix (an untrusted or misnamed certificate, a plaintext port, ...).
+  op->fail(last_tls_error_ ? last_tls_error_ : make_error_code(client_errc::connect_timeout), false);
 }
 
 void client_impl::shutdown() noexcept {
@@ -338,6 +342,7 @@ void client_impl::open_connection(std::size_t index) {
 void client_impl::on_connected(std::error_code ec) {
   if (life_ == lifecycle::shut_down || link_ != link::connecting) return;
   const auto self = shared_from_this();
+  if (ec.category() == tls_category()) last_tls_error_ = ec;
   if (ec) {
     log(log_level::warning, [&] { return "connect failed: " + ec.message(); });
     close_connection();
@@ -346,6 +351,7 @@ void client_impl::on_connected(std::error_code ec) {
     return;
   }
   link_ = link::open;
+  last_tls_error_.clear();
   engine_.connected(now());
   start_read();
   pump();
@@ -387,6 +393,7 @@ void client_impl::on_written(std::error_code ec) {
 }
 
 void client_impl::connection_error(const std::error_code& error) {
+  if (error.category() == tls_category()) last_tls_error_ = error;
   log(log_level::warning, [&] {
     return error == asio::error::eof ? std::string("the server closed the connection")
                                      : "connection error: " + error.message();

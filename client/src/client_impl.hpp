@@ -91,6 +91,7 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   proto::session engine_;
   std::unique_ptr<transport> transport_;
   std::unique_ptr<wakeup> timer_;
+  std::error_code last_tls_error_;  // of the last connection attempt, until one succeeds (tls_options.hpp)
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;

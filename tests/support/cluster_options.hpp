@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,19 @@ struct cluster_options {
   std::vector<std::string> jvm_flags;
   // Extra zoo.cfg lines ("key=value"), appended after the generated ones.
   std::vector<std::string> extra_config;
+  // --- TLS ---
+  // Set: every member also serves TLS on a secureClientPort (zk_cluster::secure_client_port) through Netty
+  // (serverCnxnFactory=NettyServerCnxnFactory, which then serves the plain client port too). test_pki.hpp makes
+  // the stores.
+  struct secure_port_options {
+    std::filesystem::path key_store;            // PKCS12: the server's certificate and key
+    std::filesystem::path trust_store;          // PKCS12: the CAs whose client certificates are accepted
+    std::string password;                       // of both stores
+    std::string client_auth = "need";           // ssl.clientAuth: "need", "want" or "none"
+    std::string protocols = "TLSv1.3,TLSv1.2";  // ssl.enabledProtocols
+  };
+  std::optional<secure_port_options> secure_port;
+  // --- end TLS ---
   // The constructor starts every member and waits this long for all of them to report a mode.
   std::chrono::milliseconds start_timeout{60000};
 };

@@ -57,6 +57,25 @@ void write_member_config(const member_paths& paths, std::size_t index, const std
     }
     write_file(paths.data / "myid", std::to_string(index + 1) + "\n");
   }
+  if (options.secure_port) {
+    const auto& tls = *options.secure_port;
+    line("secureClientPort", own.secure);
+    line("secureClientPortAddress", "127.0.0.1");
+    line("serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory");
+    line("ssl.keyStore.location", tls.key_store.string());
+    line("ssl.keyStore.password", tls.password);
+    line("ssl.keyStore.type", "PKCS12");
+    line("ssl.trustStore.location", tls.trust_store.string());
+    line("ssl.trustStore.password", tls.password);
+    line("ssl.trustStore.type", "PKCS12");
+    line("ssl.clientAuth", tls.client_auth);
+    line("ssl.protocol", "TLSv1.3");
+    line("ssl.enabledProtocols", tls.protocols);
+    // ZooKeeper's default suites are TLS 1.2 ones only, which leaves TLS 1.3 without a cipher.
+    line("ssl.ciphersuites",
+         "TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"
+         "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+  }
   for (const auto& extra : options.extra_config) config += extra + "\n";
   write_file(paths.config, config);
 }
@@ -65,7 +84,10 @@ std::vector<std::string> member_command(const member_paths& paths, const cluster
   std::vector<std::string> argv{find_on_path("java"), "-Xmx256m", "-Dzookeeper.extendedTypesEnabled=true",
                                 "-Dznode.container.checkIntervalMs=500"};
   argv.insert(argv.end(), options.jvm_flags.begin(), options.jvm_flags.end());
-  argv.insert(argv.end(), {"-cp", "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar",
+  argv.insert(argv.end(), {"-cp",
+                           // The jar's manifest lists Netty's handler but not the codec and resolver it needs.
+                           "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar:"
+                           "/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar",
                            "org.apache.zookeeper.server.quorum.QuorumPeerMain", paths.config.string()});
   return argv;
 }

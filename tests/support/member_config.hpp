@@ -15,6 +15,7 @@ struct member_ports {
   std::uint16_t client = 0;
   std::uint16_t quorum = 0;    // follower-to-leader port (ensembles only)
   std::uint16_t election = 0;  // leader election port (ensembles only)
+  std::uint16_t secure = 0;    // secureClientPort (only with cluster_options::secure_port)
 };
 
 // Layout of member directory `dir`: zoo.cfg, data/ (the dataDir, with myid for ensembles), zookeeper.log.
@@ -31,7 +32,8 @@ struct member_paths {
 void write_member_config(const member_paths& paths, std::size_t index, const std::vector<member_ports>& all,
                          const cluster_options& options);
 
-// argv for running the member: java [flags] -cp <zookeeper + slf4j-simple> QuorumPeerMain <zoo.cfg>.
+// argv for running the member: java [flags] -cp <zookeeper + slf4j-simple + Netty's codec> QuorumPeerMain
+// <zoo.cfg>.
 std::vector<std::string> member_command(const member_paths& paths, const cluster_options& options);
 
 }  // namespace zkwire::test

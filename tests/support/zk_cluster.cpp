@@ -25,16 +25,18 @@ namespace {
 constexpr int max_start_attempts = 3;
 constexpr auto poll_interval = std::chrono::milliseconds(50);
 
-std::vector<member_ports> pick_ports(std::size_t members) {
-  const std::size_t per_member = members > 1 ? 3 : 1;
+std::vector<member_ports> pick_ports(std::size_t members, bool secure) {
+  const std::size_t per_member = (members > 1 ? 3U : 1U) + (secure ? 1U : 0U);
   const auto ports = pick_free_ports(members * per_member);
   std::vector<member_ports> result(members);
   for (std::size_t i = 0; i < members; ++i) {
-    result[i].client = ports[i * per_member];
-    if (per_member == 3) {
-      result[i].quorum = ports[i * per_member + 1];
-      result[i].election = ports[i * per_member + 2];
+    std::size_t next = i * per_member;
+    result[i].client = ports[next++];
+    if (members > 1) {
+      result[i].quorum = ports[next++];
+      result[i].election = ports[next++];
     }
+    if (secure) result[i].secure = ports[next];
   }
   return result;
 }
@@ -72,7 +74,7 @@ zk_cluster::zk_cluster(cluster_options options)
 
 bool zk_cluster::start_all(std::string& failure) {
   for (auto& m : members_) m.process.kill();
-  const auto ports = pick_ports(members_.size());
+  const auto ports = pick_ports(members_.size(), options_.secure_port.has_value());
   for (std::size_t i = 0; i < members_.size(); ++i) {
     members_[i].ports = ports[i];
     std::error_code ignored;  // a retry starts from scratch: empty data, a log of its own attempt only
@@ -119,6 +121,20 @@ std::string zk_cluster::connect_string(std::string_view chroot) const {
     result += address(i);
   }
   result += chroot;
+  return result;
+}
+
+std::uint16_t zk_cluster::secure_client_port(std::size_t i) const {
+  if (!options_.secure_port) throw std::logic_error("zk_cluster: no secure port (cluster_options::secure_port)");
+  return at(i).ports.secure;
+}
+
+std::string zk_cluster::secure_connect_string(std::string_view host) const {
+  std::string result;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (i > 0) result += ',';
+    result += std::string(host) + ":" + std::to_string(secure_client_port(i));
+  }
   return result;
 }
 

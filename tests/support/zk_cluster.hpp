@@ -52,6 +52,11 @@ class zk_cluster {
   [[nodiscard]] std::string address(std::size_t i) const;
   // "127.0.0.1:p1,127.0.0.1:p2,..." followed by `chroot` (e.g. "/my/root"; must start with '/' if not empty).
   [[nodiscard]] std::string connect_string(std::string_view chroot = {}) const;
+  // --- TLS (cluster_options::secure_port; throw std::logic_error without it) ---
+  [[nodiscard]] std::uint16_t secure_client_port(std::size_t i) const;
+  // "<host>:<secure port 1>,<host>:<secure port 2>,...": host "localhost" checks DNS-name verification.
+  [[nodiscard]] std::string secure_connect_string(std::string_view host = "127.0.0.1") const;
+  // --- end TLS ---
   [[nodiscard]] const cluster_options& options() const noexcept;
   // The temporary directory: member<i+1>/{zoo.cfg,data/,zookeeper.log}.
   [[nodiscard]] const std::filesystem::path& directory() const noexcept;

@@ -101,6 +101,7 @@ struct runner::state {
       options.connect_string = config.servers;
       options.session_timeout = config.session_timeout;
       options.auth = config.auth;
+      options.tls = config.tls;
       session s;
       s.client = std::make_unique<zkwire::client>(io.get_executor(), std::move(options));
       s.node = numbered(scratch, 'c', i);

@@ -126,6 +126,7 @@ bench_options parse_options(const command_context& context) {
   o.run.servers = context.global.servers;
   o.run.session_timeout = context.global.session_timeout;
   o.run.auth = make_client_options(context.global).auth;
+  o.run.tls = context.global.tls;
   o.run.ops = static_cast<std::uint64_t>(v.count);
   if (given("--duration")) {
     o.run.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(v.duration));

@@ -1,6 +1,7 @@
 #include "errors.hpp"
 
 #include "zkwire/client/errors.hpp"
+#include "zkwire/client/tls_options.hpp"
 #include "zkwire/proto/error.hpp"
 
 namespace zkwire::cli {
@@ -73,6 +74,7 @@ std::string error_name(const std::error_code& ec) {
     return "SYSTEMERROR";
   }
   if (proto::is_protocol_violation(ec)) return "CONNECTIONLOSS";  // jute decoding errors
+  if (ec.category() == tls_category()) return "CONNECTIONLOSS";   // no connection: the handshake failed
   return "SYSTEMERROR";
 }
 

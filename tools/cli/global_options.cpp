@@ -20,6 +20,25 @@ std::chrono::milliseconds parse_ms(std::string_view text, std::string_view what)
   return std::chrono::milliseconds(value);
 }
 
+// --- TLS ---
+// The TLS settings of --tls-ca/--tls-cert/--tls-key, their files read and checked now: a bad file is a usage
+// error, before anything is sent.
+std::optional<tls_options> parse_tls(const std::string& ca, const std::string& cert, const std::string& key) {
+  if (ca.empty()) {
+    if (!cert.empty() || !key.empty()) throw usage_error("--tls-cert and --tls-key need --tls-ca");
+    return std::nullopt;
+  }
+  if (cert.empty() != key.empty()) throw usage_error("--tls-cert and --tls-key must be given together");
+  tls_options tls;
+  tls.ca_file = ca;
+  tls.cert_file = cert;
+  tls.key_file = key;
+  std::string detail;
+  if (check_tls_options(tls, detail)) throw usage_error(detail);
+  return tls;
+}
+// --- end TLS ---
+
 }  // namespace
 
 parse_result parse_global_options(std::span<const char* const> args, const char* servers_env) {
@@ -53,6 +72,14 @@ parse_result parse_global_options(std::span<const char* const> args, const char*
   parser.value("--request-timeout",
                [&o](const std::string& text) { o.request_timeout = parse_ms(text, "--request-timeout"); });
   parser.flag("--read-only", o.read_only);
+  // --- TLS ---
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  parser.option("--tls-ca", tls_ca);
+  parser.option("--tls-cert", tls_cert);
+  parser.option("--tls-key", tls_key);
+  // --- end TLS ---
   parser.positionals("COMMAND", o.command);
   try {
     parser.parse(std::vector<std::string>(args.begin(), args.end()));
@@ -61,6 +88,7 @@ parse_result parse_global_options(std::span<const char* const> args, const char*
         throw usage_error("--auth: '" + auth + "' is not SCHEME:CREDENTIALS");
       }
     }
+    o.tls = parse_tls(tls_ca, tls_cert, tls_key);
   } catch (const help_requested&) {
     o.help = true;
   } catch (const usage_error& e) {

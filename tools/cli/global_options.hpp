@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "zkwire/client/tls_options.hpp"
+
 namespace zkwire::cli {
 
 struct global_options {
@@ -21,6 +23,11 @@ struct global_options {
   // --- request deadlines and read-only mode ---
   std::optional<std::chrono::milliseconds> request_timeout;  // --request-timeout: every request's deadline
   bool read_only = false;                                    // --read-only: accept read-only servers
+  // --- TLS ---
+  // --tls-ca FILE turns TLS on; --tls-cert/--tls-key FILE (together) for mutual TLS. The files are checked by
+  // parse_global_options (a usage error before anything is sent).
+  std::optional<tls_options> tls;
+  // --- end TLS ---
   bool verbose = false;
   bool json = false;
   bool help = false;

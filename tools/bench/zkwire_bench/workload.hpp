@@ -63,6 +63,7 @@ struct run_config {
   std::string servers = "127.0.0.1:2181";  // connect string, chroot allowed
   std::chrono::milliseconds session_timeout{10000};
   std::vector<credential> auth;
+  std::optional<tls_options> tls;        // TLS to the servers (the CLI's --tls-* options)
   std::uint64_t ops = 10000;             // measured operations per workload, over all clients
   std::chrono::nanoseconds duration{0};  // when positive: run each workload this long instead of `ops`
   std::uint64_t window = 1;              // requests in flight per client

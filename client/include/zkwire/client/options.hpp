@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "zkwire/client/clock.hpp"
+#include "zkwire/client/tls_options.hpp"
 #include "zkwire/client/transport.hpp"
 #include "zkwire/jute/limits.hpp"
 
@@ -83,8 +84,15 @@ struct client_options {
   bool can_be_read_only = false;
   // Receives connection and session events; nothing is logged when empty.
   log_function logger;
-  // The byte stream to the servers (transport.hpp); empty: TCP (make_tcp_transport).
+  // The byte stream to the servers (transport.hpp); empty: TCP (make_tcp_transport), or TLS when `tls` is set.
   transport_factory transport;
+  // --- TLS ---
+  // Set: TLS to every host (tls_options.hpp), with the server's certificate and host name verified by default.
+  // The files are read when the client is constructed, which throws std::system_error (a tls_errc) when they
+  // are unreadable or invalid; a failed handshake fails async_connect with its tls_errc. Ignored when
+  // `transport` is set (make_tls_transport_factory makes a TLS factory to combine with other transports).
+  std::optional<tls_options> tls;
+  // --- end TLS ---
   // Where time comes from (clock.hpp); null: steady_clock_source(). A simulation shares one virtual clock.
   std::shared_ptr<zkwire::clock> clock;
 };
