@@ -176,18 +176,11 @@ void lock_impl::on_lost(std::error_code reason) {
   metrics_.hold_ended(reason);
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);
-  complete_all(lost_waiters_, lock_errc::lock_lost);
+  lost_waiters_.finish_all(lock_errc::lock_lost);
   // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
   if (node_ && reason != server_error::no_node) {
     asio::co_spawn(executor_, delete_until_gone(link_, node_->path), asio::detached);
   }
-}
-
-template <class... Args>
-void lock_impl::complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& waiters, std::error_code ec) {
-  auto all = std::move(waiters);
-  waiters.clear();
-  for (auto& [id, done] : all) complete(std::move(done), ec);
 }
 
 // --- release ---
@@ -218,8 +211,8 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
   const std::string path = node_->path;
   metrics_.hold_ended({});
   end_hold();
-  complete_all(lost_waiters_, lock_errc::not_held);
-  releases_.emplace(id, std::move(done));
+  lost_waiters_.finish_all(lock_errc::not_held);
+  releases_.add(id, std::move(done));
   asio::co_spawn(executor_, release_task(shared_from_this(), path, id), asio::detached);
   return id;
 }
@@ -228,40 +221,18 @@ asio::awaitable<void> lock_impl::release_task(std::shared_ptr<lock_impl> self, s
                                               std::uint64_t release_id) {
   auto cleanup = delete_until_gone(self->link_, std::move(node_path));
   co_await std::move(cleanup);
-  if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
-    auto release_done = std::move(it->second);
-    self->releases_.erase(it);
-    complete(std::move(release_done), {});
-  }
+  self->releases_.finish(release_id, {});
 }
 
-void lock_impl::cancel_release(std::uint64_t id) {
-  if (auto it = releases_.find(id); it != releases_.end()) {
-    auto done = std::move(it->second);
-    releases_.erase(it);
-    complete(std::move(done), client_error::cancelled);
-  }
-}
+void lock_impl::cancel_release(std::uint64_t id) { releases_.finish(id, client_error::cancelled); }
 
 std::uint64_t lock_impl::start_wait_lost(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
-  if (state_ == lock_state::lost) {
-    complete(std::move(done), lock_errc::lock_lost);
-  } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-    complete(std::move(done), lock_errc::not_held);
-  } else {
-    lost_waiters_.emplace(id, std::move(done));
-  }
+  lost_waiters_.add_lost_waiter(state_, id, std::move(done));
   return id;
 }
 
-void lock_impl::cancel_wait_lost(std::uint64_t id) {
-  if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
-    auto done = std::move(it->second);
-    lost_waiters_.erase(it);
-    complete(std::move(done), client_error::cancelled);
-  }
-}
+void lock_impl::cancel_wait_lost(std::uint64_t id) { lost_waiters_.finish(id, client_error::cancelled); }
 
 void lock_impl::start_guarded_multi(std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done) {
   client* c = link_->get();

@@ -8,7 +8,6 @@
 #include <asio/cancellation_signal.hpp>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
 #include "metrics_recorder.hpp"
+#include "waiter_map.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -107,8 +107,6 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   static asio::awaitable<void> release_task(std::shared_ptr<lock_impl> self, std::string node_path,
                                             std::uint64_t release_id);
   void watch_own_node(std::uint64_t generation);
-  template <class... Args>
-  static void complete_all(std::map<std::uint64_t, completion_ptr<Args...>>& waiters, std::error_code ec);
 
   std::string directory_;
   lock_kind kind_;
@@ -121,8 +119,8 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   std::int64_t revocation_seen_mzxid_ = 0;
 
   std::shared_ptr<attempt> current_;
-  std::map<std::uint64_t, completion_ptr<>> releases_;
-  std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
+  waiter_map releases_;
+  waiter_map lost_waiters_;
   asio::cancellation_signal lost_signal_;
   revocation_handler revocation_;
   std::uint64_t next_id_ = 1;

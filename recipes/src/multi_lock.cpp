@@ -10,10 +10,10 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
-#include <map>
 #include <utility>
 
 #include "hold_monitor.hpp"
+#include "waiter_map.hpp"
 
 namespace zkwire::recipes::detail {
 
@@ -91,34 +91,28 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
       return id;
     }
     set_state(lock_state::released, {});
-    complete_all(lost_waiters_, lock_errc::not_held);
-    releases_.emplace(id, std::move(done));
+    lost_waiters_.finish_all(lock_errc::not_held);
+    releases_.add(id, std::move(done));
     // Every member is released now (a new acquire may follow at once); we answer when all deletes are done.
     auto remaining = std::make_shared<std::size_t>(members_.size());
     for (auto& m : members_) {
       m.async_release([weak = multi_lock_weak_ptr(shared_from_this()), remaining, id](std::error_code) {
         if (--*remaining > 0) return;
-        if (auto self = weak.lock()) finish(self->releases_, id, {});
+        if (auto self = weak.lock()) self->releases_.finish(id, {});
       });
     }
     return id;
   }
 
-  void cancel_release(std::uint64_t id) { finish(releases_, id, client_error::cancelled); }
+  void cancel_release(std::uint64_t id) { releases_.finish(id, client_error::cancelled); }
 
   std::uint64_t start_wait_lost(completion_ptr<> done) {
     const std::uint64_t id = next_id_++;
-    if (state_ == lock_state::lost) {
-      complete(std::move(done), lock_errc::lock_lost);
-    } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-      complete(std::move(done), lock_errc::not_held);
-    } else {
-      lost_waiters_.emplace(id, std::move(done));
-    }
+    lost_waiters_.add_lost_waiter(state_, id, std::move(done));
     return id;
   }
 
-  void cancel_wait_lost(std::uint64_t id) { finish(lost_waiters_, id, client_error::cancelled); }
+  void cancel_wait_lost(std::uint64_t id) { lost_waiters_.finish(id, client_error::cancelled); }
 
   void abandon() noexcept {
     try {
@@ -208,7 +202,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
   void on_lost(std::error_code reason) {
     set_state(lock_state::lost, reason);
     lost_signal_.emit(asio::cancellation_type::terminal);
-    complete_all(lost_waiters_, lock_errc::lock_lost);
+    lost_waiters_.finish_all(lock_errc::lock_lost);
     // The others are worthless now: give them back (and reset the lost one), after this listener call returns.
     asio::post(executor_, [weak = multi_lock_weak_ptr(shared_from_this())] {
       if (auto self = weak.lock()) {
@@ -219,28 +213,14 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
 
   void set_state(lock_state to, std::error_code reason) { change_state(state_, listener_, to, reason); }
 
-  static void finish(std::map<std::uint64_t, completion_ptr<>>& waiters, std::uint64_t id, std::error_code ec) {
-    if (auto it = waiters.find(id); it != waiters.end()) {
-      auto done = std::move(it->second);
-      waiters.erase(it);
-      complete(std::move(done), ec);
-    }
-  }
-
-  static void complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec) {
-    auto all = std::move(waiters);
-    waiters.clear();
-    for (auto& [id, done] : all) complete(std::move(done), ec);
-  }
-
   asio::any_io_executor executor_;
   std::shared_ptr<zkwire::clock> clock_;
   std::vector<std::string> directories_;  // sorted, unique: the acquisition order
   std::vector<lock> members_;             // members_[i] locks directories_[i]
   lock_state state_ = lock_state::released;
   std::shared_ptr<multi_attempt> current_;
-  std::map<std::uint64_t, completion_ptr<>> releases_;
-  std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
+  waiter_map releases_;
+  waiter_map lost_waiters_;
   asio::cancellation_signal lost_signal_;
   lock_listener listener_;
   std::uint64_t next_id_ = 1;

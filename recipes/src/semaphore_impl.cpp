@@ -138,15 +138,9 @@ void semaphore_impl::on_lost(std::error_code reason) {
   cancel_margin_timer();
   metrics_.hold_ended(reason);
   set_state(lock_state::lost, reason);
-  complete_all(lost_waiters_, lock_errc::lock_lost);
+  lost_waiters_.finish_all(lock_errc::lock_lost);
   // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
   for (const auto& lease : leases_) asio::co_spawn(executor_, delete_until_gone(link_, lease.path), asio::detached);
-}
-
-void semaphore_impl::complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec) {
-  auto all = std::move(waiters);
-  waiters.clear();
-  for (auto& [id, done] : all) complete(std::move(done), ec);
 }
 
 // --- release ---
@@ -173,51 +167,29 @@ std::uint64_t semaphore_impl::start_release(completion_ptr<> done) {
   for (const auto& lease : leases_) paths->push_back(lease.path);
   metrics_.hold_ended({});
   end_hold();
-  complete_all(lost_waiters_, lock_errc::not_held);
-  releases_.emplace(id, std::move(done));
+  lost_waiters_.finish_all(lock_errc::not_held);
+  releases_.add(id, std::move(done));
   auto release = [](std::shared_ptr<semaphore_impl> self, std::shared_ptr<std::vector<std::string>> nodes,
                     std::uint64_t release_id) -> asio::awaitable<void> {
     for (const auto& node : *nodes) {
       auto cleanup = delete_until_gone(self->link_, node);
       co_await std::move(cleanup);
     }
-    if (auto it = self->releases_.find(release_id); it != self->releases_.end()) {
-      auto release_done = std::move(it->second);
-      self->releases_.erase(it);
-      complete(std::move(release_done), {});
-    }
+    self->releases_.finish(release_id, {});
   };
   asio::co_spawn(executor_, release(shared_from_this(), std::move(paths), id), asio::detached);
   return id;
 }
 
-void semaphore_impl::cancel_release(std::uint64_t id) {
-  if (auto it = releases_.find(id); it != releases_.end()) {
-    auto done = std::move(it->second);
-    releases_.erase(it);
-    complete(std::move(done), client_error::cancelled);
-  }
-}
+void semaphore_impl::cancel_release(std::uint64_t id) { releases_.finish(id, client_error::cancelled); }
 
 std::uint64_t semaphore_impl::start_wait_lost(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
-  if (state_ == lock_state::lost) {
-    complete(std::move(done), lock_errc::lock_lost);
-  } else if (state_ != lock_state::held && state_ != lock_state::uncertain) {
-    complete(std::move(done), lock_errc::not_held);
-  } else {
-    lost_waiters_.emplace(id, std::move(done));
-  }
+  lost_waiters_.add_lost_waiter(state_, id, std::move(done));
   return id;
 }
 
-void semaphore_impl::cancel_wait_lost(std::uint64_t id) {
-  if (auto it = lost_waiters_.find(id); it != lost_waiters_.end()) {
-    auto done = std::move(it->second);
-    lost_waiters_.erase(it);
-    complete(std::move(done), client_error::cancelled);
-  }
-}
+void semaphore_impl::cancel_wait_lost(std::uint64_t id) { lost_waiters_.finish(id, client_error::cancelled); }
 
 void semaphore_impl::abandon() noexcept {
   try {

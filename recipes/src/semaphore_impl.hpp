@@ -7,7 +7,6 @@
 #include <asio/cancellation_signal.hpp>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -17,6 +16,7 @@
 #include "hold_monitor.hpp"
 #include "lock_impl.hpp"
 #include "metrics_recorder.hpp"
+#include "waiter_map.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/semaphore.hpp"
 
@@ -71,7 +71,6 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, publ
   void on_verified(std::uint64_t generation) override;
   void end_hold();
   void watch_lease(std::size_t index, std::uint64_t generation);
-  static void complete_all(std::map<std::uint64_t, completion_ptr<>>& waiters, std::error_code ec);
 
   std::string path_;
   std::int32_t max_leases_;
@@ -80,8 +79,8 @@ class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, publ
   std::vector<owned_node> leases_;
 
   std::shared_ptr<lease_attempt> current_;
-  std::map<std::uint64_t, completion_ptr<>> releases_;
-  std::map<std::uint64_t, completion_ptr<>> lost_waiters_;
+  waiter_map releases_;
+  waiter_map lost_waiters_;
   std::uint64_t next_id_ = 1;
   metrics_recorder metrics_;
 };
