@@ -24,8 +24,10 @@ int main(int argc, char** argv) {
     options.connect_string = servers;
     zkwire::blocking_client c(options);
     c.connect();
+    constexpr int worker_count = 4;
     std::vector<std::thread> workers;
-    for (int id = 0; id < 4; ++id) {
+    workers.reserve(worker_count);
+    for (int id = 0; id < worker_count; ++id) {
       workers.emplace_back([&c, id] {
         zkwire::recipes::blocking_lock job(c, "/zkwire-example/locks/job");  // one node per object
         for (int round = 0; round < 3; ++round) {

@@ -50,8 +50,12 @@ int run_example(int argc, char** argv) {
   zkwire::client_options options;
   options.connect_string = argc > 1 ? argv[1] : (env != nullptr ? env : "127.0.0.1:2181");
   options.session_timeout = std::chrono::seconds(10);
-  const int contenders = argc > 2 ? std::atoi(argv[2]) : 4;
-  const int rounds = argc > 3 ? std::atoi(argv[3]) : 5;
+  // A count that is not a positive number becomes 0 and is refused below.
+  const auto count = [&](int i, int fallback) {
+    return argc > i ? static_cast<int>(std::strtol(argv[i], nullptr, 10)) : fallback;
+  };
+  const int contenders = count(2, 4);
+  const int rounds = count(3, 5);
   if (contenders < 1 || rounds < 1) {
     std::fprintf(stderr, "usage: lock_metrics_example [SERVERS] [CONTENDERS >= 1] [ROUNDS >= 1]\n");
     return 2;
@@ -69,6 +73,7 @@ int run_example(int argc, char** argv) {
   lock_opts.metrics = per_client;
   const std::string directory = "/zkwire-metrics-example-" + std::to_string(::getpid());
   std::vector<std::unique_ptr<zkwire::recipes::lock>> locks;
+  locks.reserve(static_cast<std::size_t>(contenders));
   for (int i = 0; i < contenders; ++i)
     locks.push_back(std::make_unique<zkwire::recipes::lock>(zk, directory, lock_opts));
 
