@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "support/child_process.hpp"
@@ -49,8 +50,8 @@ void make_key_store(const std::filesystem::path& dir, const std::string& name) {
 
 }  // namespace
 
-test_pki::test_pki(const std::filesystem::path& directory)
-    : dir(directory),
+test_pki::test_pki(std::filesystem::path directory)
+    : dir(std::move(directory)),
       ca(dir / "ca.pem"),
       server_store(dir / "server.p12"),
       trust_store(dir / "trust.p12"),

@@ -21,9 +21,9 @@ namespace zkwire::test {
 struct test_pki {
   static constexpr const char* store_password = "zkwire-test";
 
-  // Generates everything in `dir` (created if missing). Throws std::runtime_error with the tool's output when a
-  // command fails (openssl or keytool missing or failing).
-  explicit test_pki(const std::filesystem::path& dir);
+  // Generates everything in `directory` (created if missing; kept as `dir`). Throws std::runtime_error with the tool's
+  // output when a command fails (openssl or keytool missing or failing).
+  explicit test_pki(std::filesystem::path directory);
 
   std::filesystem::path dir;
   std::filesystem::path ca;  // PEM

@@ -34,8 +34,8 @@ struct control_server::impl {
   explicit impl(const proxy_controller& c) : controller(c) {
     // httplib's interface: the server takes ownership of the queue it gets from this factory.
     server.new_task_queue = [] {
-      return new httplib::ThreadPool(worker_threads);
-    };  // NOLINT(cppcoreguidelines-owning-memory)
+      return new httplib::ThreadPool(worker_threads);  // NOLINT(cppcoreguidelines-owning-memory): see above
+    };
     server.set_payload_max_length(max_body_bytes);
     // One request per connection: HTTP clients that pool connections (Go, Java, requests.Session) would otherwise
     // each hold one of the two workers for the keep-alive timeout.

@@ -267,11 +267,11 @@ class lock_run {
 
 }  // namespace
 
-int run_holding(const global_options& global, const hold_spec& request) {
+int run_holding(const global_options& global, const hold_spec& spec) {
   // Before anything of ours is open: what we were started with is what the command inherits.
   auto inherited = open_descriptors();
   async_session s(global);
-  lock_run run(s, global, request, std::move(inherited));
+  lock_run run(s, global, spec, std::move(inherited));
   return run.run();
 }
 
