@@ -15,6 +15,7 @@
 
 #include "lock_test_support.hpp"
 #include "support/child_process.hpp"
+#include "support/requirements.hpp"
 #include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
 
@@ -31,11 +32,6 @@ using namespace std::chrono_literals;
 const char* const curator_classpath =
     "/usr/share/java/curator-recipes.jar:/usr/share/java/curator-framework.jar:/usr/share/java/curator-client.jar:"
     "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar";
-
-bool in_ci() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
 
 class lock_curator_test : public test::standalone_test {
  protected:
@@ -57,10 +53,7 @@ class lock_curator_test : public test::standalone_test {
 
   void SetUp() override {
     standalone_test::SetUp();
-    if (worker_classes().empty()) {
-      if (in_ci()) FAIL() << "javac or Debian's libcurator-*-java missing (scripts/setup installs them)";
-      GTEST_SKIP() << "javac or Debian's libcurator-*-java missing";
-    }
+    ZKWIRE_REQUIRE(!worker_classes().empty(), "javac or Debian's libcurator-*-java (scripts/setup installs them)");
   }
 
   // The Curator worker, its stdout and stderr in files of the test's scratch directory (read by finish()).
