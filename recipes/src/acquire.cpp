@@ -264,10 +264,11 @@ class acquire_task {
       a->wake.set();
     };
     armed_watch_ = blocker_watch{child_path(dir_, blocker), fired};
-    // Not bounded by the acquire's timeout: a request past its deadline has its reply dropped, so a watch the server
-    // registered would be one this client no longer knows of, and the give-up path could not remove it (a try-lock
-    // loop would grow the server's watch table). The acquire's own timer answers the caller on time regardless.
-    auto watched_get = c->async_get(armed_watch_->path, std::move(on_change), tuple_awaitable);
+    // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
+    // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
+    // loop cannot grow the server's watch table.
+    auto watched_get =
+        bounded([&](auto token) { return c->async_get(armed_watch_->path, std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
     if (ec) *fired = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);

@@ -114,5 +114,49 @@ TEST_F(client_deadline_test, PerCallTimeoutOverridesTheDefaultAndZeroFailsUnsent
       60s);
 }
 
+// A watched read that times out while the server is paused is applied when the server resumes, so the server
+// registers its watch although the client gave up on it: the client removes that watch when the late reply comes.
+TEST_F(client_deadline_test, TimedOutWatchedReadLeavesNoWatchOnTheServer) {
+  asio::io_context io;
+  client c(io.get_executor(), test::client_options_for(connect_string(), session_timeout));
+  const std::string abandoned = root() + "/abandoned";
+  const std::string kept = root() + "/kept";
+  int abandoned_events = 0;
+  test::run_co(
+      io,
+      [&]() -> asio::awaitable<void> {
+        co_await c.async_create(root(), "", use_awaitable);
+        co_await c.async_create(abandoned, "", use_awaitable);
+        co_await c.async_create(kept, "", use_awaitable);
+        // A live watch: wchp lists it, so an empty or unreadable watch table cannot pass the check below.
+        auto live = c.async_get(
+            kept, [](const watch_event&) {}, with_timeout(20s, tuple_awaitable));
+        auto [live_ec, live_data] = co_await std::move(live);
+        EXPECT_FALSE(live_ec) << live_ec.message();
+
+        cluster().pause(0);
+        watch_callback on_change = [&](const watch_event&) { ++abandoned_events; };
+        auto watched = c.async_get(abandoned, std::move(on_change), with_timeout(deadline, tuple_awaitable));
+        auto [watched_ec, unused] = co_await std::move(watched);
+        EXPECT_EQ(watched_ec, condition::timeout) << watched_ec.message();
+        cluster().resume(0);
+
+        // The first read is answered after the late getData reply, upon which the client wrote its removeWatches;
+        // the second is written after that removal, so the server has applied it when the second is answered.
+        for (int i = 0; i < 2; ++i) {
+          auto read = c.async_exists(root(), with_timeout(20s, tuple_awaitable));
+          auto [read_ec, st] = co_await std::move(read);
+          EXPECT_FALSE(read_ec) << read_ec.message();
+        }
+        const std::string table = cluster().four_letter(0, "wchp");
+        EXPECT_NE(table.find(kept + "\n"), std::string::npos) << table;
+        EXPECT_EQ(table.find(abandoned + "\n"), std::string::npos) << table;
+        EXPECT_EQ(c.pending_requests(), 0U);
+        co_await c.async_close(use_awaitable);
+      }(),
+      60s);
+  EXPECT_EQ(abandoned_events, 0);  // its caller was told "timeout", never an event
+}
+
 }  // namespace
 }  // namespace zkwire

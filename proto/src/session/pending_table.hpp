@@ -28,7 +28,7 @@ enum class watch_effect : std::uint8_t {
 };
 
 // Who consumes the reply.
-enum class origin : std::uint8_t { user, set_watches, close_session };
+enum class origin : std::uint8_t { user, set_watches, close_session, watch_cleanup };
 
 struct watch_intent {
   watch_effect effect = watch_effect::none;

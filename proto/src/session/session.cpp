@@ -4,7 +4,9 @@
 #include "zkwire/proto/session/session.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -632,6 +634,84 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     return false;
   }
 
+  // The server-side watch table(s) a reply registered a watch in, as the removeWatches type that removes it;
+  // nullopt if the reply registered none. An exists on a missing node is a data-table watch on the server.
+  static std::optional<watcher_type> server_watch_of(watch_effect effect, std::int32_t err) {
+    const bool ok = err == 0;
+    switch (effect) {
+      case watch_effect::data:
+        return ok ? std::optional(watcher_type::data) : std::nullopt;
+      case watch_effect::exists:
+        return ok || err == static_cast<std::int32_t>(server_error::no_node) ? std::optional(watcher_type::data)
+                                                                             : std::nullopt;
+      case watch_effect::child:
+        return ok ? std::optional(watcher_type::children) : std::nullopt;
+      case watch_effect::persistent:
+      case watch_effect::recursive:  // the server keeps them in both tables
+        return ok ? std::optional(watcher_type::any) : std::nullopt;
+      case watch_effect::none:
+      case watch_effect::remove:
+        break;
+    }
+    return std::nullopt;
+  }
+
+  // The removeWatches type covering the server-side table a local registration of `kind` lives in (persistent
+  // ones live in both).
+  static watcher_type server_table_of(watch_kind kind) {
+    switch (kind) {
+      case watch_kind::data:
+      case watch_kind::exist:
+        return watcher_type::data;
+      case watch_kind::child:
+        return watcher_type::children;
+      case watch_kind::persistent:
+      case watch_kind::persistent_recursive:
+        break;
+    }
+    return watcher_type::any;
+  }
+
+  // Whether the server-side watch of `type` on `path` also serves a local registration, or will serve a request
+  // still in flight that registers on the same table (its reply has not been read yet, but the server already
+  // applied it, so a removal now would take its watch away). The server keeps one watch per path and table for
+  // the whole connection, and removeWatches removes it whatever mode it has.
+  [[nodiscard]] bool server_watch_shared(std::string_view path, watcher_type type) const {
+    const auto overlaps = [type](watcher_type other) {
+      return type == watcher_type::any || other == watcher_type::any || other == type;
+    };
+    constexpr std::array kinds = {watch_kind::data, watch_kind::exist, watch_kind::child, watch_kind::persistent,
+                                  watch_kind::persistent_recursive};
+    for (const watch_kind kind : kinds) {
+      if (overlaps(server_table_of(kind)) && watches.watcher_count(kind, path) > 0) return true;
+    }
+    const auto& sent = pending.sent();
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      const sent_request& s = sent[i];
+      if (s.from != origin::user || s.abandoned || s.watch.path != path) continue;
+      // Assume success: whether the server registered it is known only from the reply.
+      const auto registers = server_watch_of(s.watch.effect, 0);
+      if (registers && overlaps(*registers)) return true;
+    }
+    return false;
+  }
+
+  // A written request abandoned by its deadline or cancel() still registers its watch on the server when the
+  // server applies it, but no local watcher stands behind it: a one-shot watch would fire into nothing, a
+  // persistent one would stay for the whole session, and repeated timed-out watch calls would grow the server's
+  // watch table. Unless that server-side watch serves someone else, remove it with a removeWatches of our own
+  // (its NOWATCHER, if the watch fired meanwhile, is consumed like every internal reply). On a new connection
+  // nothing is left to do: SetWatches re-arms only local registrations.
+  void drop_abandoned_watch(time_point now, const watch_intent& intent, std::int32_t err) {
+    const auto type = server_watch_of(intent.effect, err);
+    if (!type || server_watch_shared(intent.path, *type)) return;
+    const remove_watches_request removal{proto::prepend_chroot(cfg.chroot, intent.path), *type};
+    // The path was part of a request that encoded within max_request_size; only a limit set within the 3 bytes
+    // by which removeWatches is larger than getData can refuse it, and then the watch stays as if abandoned before
+    // this cleanup existed: until it fires, or the connection ends.
+    (void)send_internal(now, op_code::remove_watches, removal, origin::watch_cleanup);
+  }
+
   // Returns false when the connection is gone and the remaining frames must not be looked at.
   bool on_frame(time_point now, std::string_view payload) {
     if (ph == phase::handshaking) {
@@ -700,6 +780,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       session_ended(session_state::closed, client_error::closed, keeper_state::closed);
       return false;
     }
+    if (from == origin::user && abandoned) drop_abandoned_watch(now, intent_scratch, header.err);
     if (from != origin::user || abandoned) return true;
     const bool registered = apply_watch(intent_scratch, header.err);
     if (header.err == 0) session_detail::strip_chroot(cfg.chroot, rep.body);
