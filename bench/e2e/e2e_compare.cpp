@@ -46,14 +46,16 @@ struct figure {
   std::uint64_t cpu_ns = 0;
   std::uint64_t elapsed_ns = 0;
   std::uint64_t allocations = 0;
+  std::uint64_t requests = 0;  // the requests `allocations` were counted over (warmup included)
 
-  void add(const op_report& r, std::uint64_t allocs = 0) {
+  void add(const op_report& r, std::uint64_t allocs = 0, std::uint64_t warmup = 0) {
     latency.merge(r.latency);
     ops += r.latency.count();
     errors += r.errors;
     cpu_ns += r.cpu_ns;
     elapsed_ns += r.elapsed_ns;
     allocations += allocs;
+    requests += r.latency.count() + r.errors + warmup;
   }
   [[nodiscard]] double p(double q) const { return static_cast<double>(latency.value_at_percentile(q)) / 1000.0; }
   [[nodiscard]] double cpu_us() const {
@@ -63,7 +65,7 @@ struct figure {
     return elapsed_ns == 0 ? 0 : static_cast<double>(ops) * 1e9 / static_cast<double>(elapsed_ns);
   }
   [[nodiscard]] double allocs_per_op() const {
-    return ops == 0 ? 0 : static_cast<double>(allocations) / static_cast<double>(ops);
+    return requests == 0 ? 0 : static_cast<double>(allocations) / static_cast<double>(requests);
   }
 };
 
@@ -107,11 +109,13 @@ std::string pipelined_key(op_kind op, std::uint64_t window) {
   return "pipelined " + std::string(op_name(op)) + " W=" + std::to_string(window);
 }
 
-// zkwire's runner with one session; counts the process's allocations over the measured call.
-op_report run_zkwire(runner& r, op_kind op, std::uint64_t ops, std::uint64_t window, std::uint64_t& allocations) {
+// zkwire's runner with one session; counts the process's allocations over the measured call, whose requests are
+// the warmup's (returned in `warmup`) and the measured ones.
+op_report run_zkwire(runner& r, op_kind op, std::uint64_t ops, std::uint64_t window, std::uint64_t& allocations,
+                     std::uint64_t& warmup) {
   r.config().ops = ops;
   r.config().window = window;
-  r.config().warmup = std::min<std::uint64_t>(ops / 10, 200);
+  r.config().warmup = warmup = std::min<std::uint64_t>(ops / 10, 200);
   const auto before = zkwire::bench::heap_allocations();
   auto report = std::move(r.run(op).front());
   allocations = zkwire::bench::heap_allocations() - before;
@@ -138,8 +142,9 @@ void measure(const settings& s, table& t) {
         const int which = round % 2 == 0 ? k : 2 - k;
         if (which == 0) {
           std::uint64_t allocs = 0;
-          auto r = run_zkwire(zkwire_runner, op, s.sync_ops, 1, allocs);
-          t[zk][sync_key(op)].add(r, allocs);
+          std::uint64_t warmup = 0;
+          auto r = run_zkwire(zkwire_runner, op, s.sync_ops, 1, allocs, warmup);
+          t[zk][sync_key(op)].add(r, allocs, warmup);
         } else {
           c_client& c = which == 1 ? shipped : tuned;
           // A short warmup, as zkwire gets.
@@ -157,11 +162,13 @@ void measure(const settings& s, table& t) {
           const int which = round % 2 == 0 ? k : 2 - k;
           if (which == 0) {
             std::uint64_t allocs = 0;
-            auto r = run_zkwire(zkwire_runner, op, ops, window, allocs);
-            t[zk][pipelined_key(op, window)].add(r, allocs);
-            if (op == op_kind::create) {  // untimed cleanup
+            std::uint64_t warmup = 0;
+            auto r = run_zkwire(zkwire_runner, op, ops, window, allocs, warmup);
+            t[zk][pipelined_key(op, window)].add(r, allocs, warmup);
+            if (op ==
+                op_kind::create) {  // untimed cleanup: the created nodes and the warmup's (the removal's own warmup)
               std::uint64_t ignored = 0;
-              run_zkwire(zkwire_runner, op_kind::remove, r.latency.count(), 64, ignored);
+              run_zkwire(zkwire_runner, op_kind::remove, r.latency.count(), 64, ignored, ignored);
             }
           } else {
             c_client& c = which == 1 ? shipped : tuned;
