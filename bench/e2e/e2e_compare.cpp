@@ -20,8 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <new>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,20 +52,20 @@ struct settings {
 // CPU time (user + system) of process `pid` so far in nanoseconds, from /proc/PID/stat; 0 if unreadable.
 std::uint64_t process_cpu_ns_of(int pid) {
   if (pid <= 0) return 0;
-  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-  if (f == nullptr) return 0;
-  char line[1024] = {};
-  const bool read = std::fgets(line, sizeof line, f) != nullptr;
-  std::fclose(f);
-  if (!read) return 0;
-  // Fields after the command name (which may hold spaces, so parse from its closing parenthesis): state is field
-  // 3, utime and stime are fields 14 and 15, in clock ticks.
-  const char* p = std::strrchr(line, ')');
-  if (p == nullptr) return 0;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  // The fields after the command name (which may hold spaces, so from its closing parenthesis): state (field 3)
+  // first, utime and stime are fields 14 and 15, in clock ticks.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 1));
+  std::string field;
+  for (int i = 3; i < 14 && fields >> field; ++i) {
+  }
   unsigned long long utime = 0;
   unsigned long long stime = 0;
-  // NOLINTNEXTLINE(cert-err34-c): a kernel-written line; a failed parse leaves zeros
-  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
+  if (!(fields >> utime >> stime)) return 0;
   static const long ticks = sysconf(_SC_CLK_TCK);
   return (utime + stime) * 1'000'000'000ULL / static_cast<unsigned long long>(ticks > 0 ? ticks : 100);
 }
@@ -101,9 +103,11 @@ struct figure {
   }
   // CPUs kept busy by client and server together while measuring (with the server's pid).
   [[nodiscard]] double busy_cpus() const {
-    return elapsed_ns == 0 ? 0
-                           : static_cast<double>(cpu_ns + server_ns * ops / std::max<std::uint64_t>(requests, 1)) /
-                                 static_cast<double>(elapsed_ns);
+    if (elapsed_ns == 0) return 0;
+    // The server's time over the measured requests only (the share of `requests` that `ops` are).
+    const double server =
+        requests == 0 ? 0 : static_cast<double>(server_ns) * static_cast<double>(ops) / static_cast<double>(requests);
+    return (static_cast<double>(cpu_ns) + server) / static_cast<double>(elapsed_ns);
   }
   [[nodiscard]] double allocs_per_op() const {
     return requests == 0 ? 0 : static_cast<double>(allocations) / static_cast<double>(requests);

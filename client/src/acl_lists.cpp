@@ -1,6 +1,7 @@
 #include "acl_lists.hpp"
 
 #include <cstddef>
+#include <new>
 #include <utility>
 
 namespace zkwire::detail {
@@ -11,7 +12,7 @@ constexpr std::size_t keep = 256;
 constexpr std::size_t max_entries = 8;
 
 struct spare_lists {
-  spare_lists() { lists.reserve(keep); }
+  spare_lists() = default;
   spare_lists(const spare_lists&) = delete;
   spare_lists& operator=(const spare_lists&) = delete;
   spare_lists(spare_lists&&) = delete;
@@ -39,8 +40,15 @@ std::vector<proto::acl> copy_acl_list(const std::vector<proto::acl>& acl) {
 
 void recycle_acl_list(std::vector<proto::acl>&& list) noexcept {
   if (spares_gone || list.capacity() == 0 || list.capacity() > max_entries || spares.lists.size() >= keep) return;
+  if (spares.lists.capacity() < keep) {
+    try {
+      spares.lists.reserve(keep);  // once per thread; then the push below never allocates
+    } catch (const std::bad_alloc&) {
+      return;
+    }
+  }
   list.clear();
-  spares.lists.push_back(std::move(list));  // no allocation: reserved for `keep`
+  spares.lists.push_back(std::move(list));
 }
 
 }  // namespace zkwire::detail
