@@ -3,6 +3,8 @@
 
 #include "client_impl.hpp"
 
+#include "acl_lists.hpp"
+
 #include <asio/error.hpp>
 #include <asio/post.hpp>
 #include <cinttypes>
@@ -83,6 +85,15 @@ proto::request_id client_impl::start_request(proto::op_code op, proto::request_b
     deadline = at + options_.request_timeout;
   }
   const auto id = engine_.submit(at, op, std::move(body), watcher, deadline);
+  // The engine has encoded the request and left the body here (submit takes it by rvalue reference and moves
+  // nothing out): a create's ACL list serves the next create.
+  // NOLINTBEGIN(bugprone-use-after-move)
+  if (auto* create = std::get_if<proto::create_request>(&body)) {
+    recycle_acl_list(std::move(create->acl));
+  } else if (auto* create_ttl = std::get_if<proto::create_ttl_request>(&body)) {
+    recycle_acl_list(std::move(create_ttl->acl));
+  }
+  // NOLINTEND(bugprone-use-after-move)
   ops_.add(id, std::move(op_state), watcher);
   schedule_pump();
   return id;

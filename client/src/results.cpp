@@ -3,6 +3,7 @@
 #include <utility>
 #include <variant>
 
+#include "acl_lists.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/detail/core.hpp"
 #include "zkwire/client/types.hpp"
@@ -194,11 +195,18 @@ multi_op get_children(std::string path) { return proto::get_children_op(std::mov
 detail::request_spec client::make_create(std::string path, std::string data, const create_options& options) {
   const proto::op_code op = proto::create_opcode(options.mode);
   if (proto::is_ttl(options.mode)) {
-    return spec(op, proto::create_ttl_request{std::move(path), data_of(std::move(data), options.null_data), options.acl,
-                                              options.mode, options.ttl});
+    return spec(op, proto::create_ttl_request{std::move(path), data_of(std::move(data), options.null_data),
+                                              detail::copy_acl_list(options.acl), options.mode, options.ttl});
   }
-  return spec(op, proto::create_request{std::move(path), data_of(std::move(data), options.null_data), options.acl,
-                                        options.mode});
+  return spec(op, proto::create_request{std::move(path), data_of(std::move(data), options.null_data),
+                                        detail::copy_acl_list(options.acl), options.mode});
+}
+
+detail::request_spec client::make_create(std::string path, std::string data, create_mode mode) {
+  // The open ACL of create_options' default, without building a create_options (its own copy of the list).
+  if (proto::is_ttl(mode)) return make_create(std::move(path), std::move(data), create_options::with_mode(mode));
+  return spec(proto::create_opcode(mode), proto::create_request{std::move(path), std::move(data),
+                                                                detail::copy_acl_list(proto::open_acl_unsafe()), mode});
 }
 
 }  // namespace zkwire

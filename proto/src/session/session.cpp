@@ -887,7 +887,7 @@ void session::tick(time_point now) {
   if (now >= m.timers().session_lost) m.set_state(session_state::lost, m.drop_reason);
 }
 
-request_id session::submit(time_point now, op_code op, request_body body, watcher_id watcher, time_point deadline) {
+request_id session::submit(time_point now, op_code op, request_body&& body, watcher_id watcher, time_point deadline) {
   auto& m = *impl_;
   const request_id id = m.next_id++;
   if (auto ec = m.terminal_error()) {

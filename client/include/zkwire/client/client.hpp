@@ -367,8 +367,7 @@ class client {
   }
   template <class CompletionToken>
   auto async_create(std::string path, std::string data, create_mode mode, CompletionToken&& token) {
-    return initiate<create_result>(token,
-                                   make_create(std::move(path), std::move(data), create_options::with_mode(mode)));
+    return initiate<create_result>(token, make_create(std::move(path), std::move(data), mode));
   }
   template <class CompletionToken>
   auto async_create(std::string path, std::string data, CompletionToken&& token) {
@@ -541,6 +540,7 @@ class client {
     return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt, std::nullopt};
   }
   static detail::request_spec make_create(std::string path, std::string data, const create_options& options);
+  static detail::request_spec make_create(std::string path, std::string data, create_mode mode);  // open ACL
 
   template <class Result, class CompletionToken, class Spec>
   auto initiate(CompletionToken& token, Spec spec) {

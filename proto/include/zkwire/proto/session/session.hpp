@@ -186,7 +186,9 @@ class session {
   // multi, sasl (its reply overtakes others), and a body that is not the op's. A successful removeWatches removes
   // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
   // before its completion. Requests queued while disconnected stay queued across failed connection attempts.
-  request_id submit(time_point now, op_code op, request_body body, watcher_id watcher = 0,
+  // The request is encoded at once: nothing of `body` is kept (its path may be rewritten with the chroot), so the
+  // caller may reuse its storage afterwards.
+  request_id submit(time_point now, op_code op, request_body&& body, watcher_id watcher = 0,
                     time_point deadline = time_point::max());
   // Adds a credential, replayed on every reconnect; sent at once when connected. Its first reply completes
   // the returned request (AUTHFAILED ends the session).
