@@ -31,6 +31,9 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
 struct schedule_result {
   std::optional<std::string> violation;
   std::size_t grants = 0;
+  std::size_t revocations = 0;
+  std::size_t fenced_writes = 0;
+  std::size_t fenced_refusals = 0;
   std::string trace;
 };
 
@@ -132,20 +135,17 @@ schedule_result run_schedule_once(std::uint64_t seed, bool trace_frames) {
     result.violation = cat("hang: not every operation completed within 60 s after the faults stopped\n", load.status());
   }
   if (!result.violation && !load.violation()) {
-    // Background cleanups (deletes of abandoned nodes) finish once the clients have reconnected: give them 30
-    // virtual seconds to leave nothing behind, then check.
-    const auto clean = [&] {
-      if (!w.zk().tree().children("/locks/sim").empty()) return false;
-      for (std::size_t p = 0; p < w.processes(); ++p) {
-        if (w.client(p).pending_requests() != 0) return false;
-      }
-      return true;
-    };
+    // Background cleanups (deletes of abandoned nodes, removals of abandoned watches) finish once the clients have
+    // reconnected: give them 30 virtual seconds to leave nothing behind, then check.
+    const auto clean = [&] { return load.clean(); };
     w.run_until(w.now() + sim_time{30000}, clean, oracle);
     load.check_end();
   }
   if (!result.violation) result.violation = load.violation();
   result.grants = load.grants();
+  result.revocations = load.revocations();
+  result.fenced_writes = load.fenced_writes();
+  result.fenced_refusals = load.fenced_refusals();
   if (result.violation || trace_frames) result.trace = w.log().text();
   return result;
 }
@@ -154,7 +154,10 @@ schedule_result run_schedule(std::uint64_t seed, bool trace_frames = false) {
   try {
     return run_schedule_once(seed, trace_frames);
   } catch (const std::exception& e) {  // the driver's livelock guard, or the code under test threw
-    return {cat("exception: ", e.what()), 0, "(replay the seed for the trace)"};
+    schedule_result failed;
+    failed.violation = cat("exception: ", e.what());
+    failed.trace = "(replay the seed for the trace)";
+    return failed;
   }
 }
 
@@ -170,6 +173,9 @@ TEST(lock_simulation, SeededFaultSchedules) {
   const std::uint64_t first = env_number("ZKWIRE_SIM_FIRST_SEED", 1);
   const std::uint64_t count = env_number("ZKWIRE_SIM_SCHEDULES", env_number("ZKWIRE_SIM_ENTRY_SCHEDULES", 5000));
   std::size_t grants = 0;
+  std::size_t revocations = 0;
+  std::size_t fenced_writes = 0;
+  std::size_t fenced_refusals = 0;
   std::size_t ensembles = 0;
   std::size_t ran = 0;
   const std::string only = std::getenv("ZKWIRE_SIM_ONLY") ? std::getenv("ZKWIRE_SIM_ONLY") : "";
@@ -178,6 +184,9 @@ TEST(lock_simulation, SeededFaultSchedules) {
     const auto result = run_schedule(seed);
     ++ran;
     grants += result.grants;
+    revocations += result.revocations;
+    fenced_writes += result.fenced_writes;
+    fenced_refusals += result.fenced_refusals;
     ensembles += ensemble_seed(seed) ? std::size_t{1} : std::size_t{0};
     if (result.violation) {
       const auto& info = *::testing::UnitTest::GetInstance()->current_test_info();
@@ -188,9 +197,11 @@ TEST(lock_simulation, SeededFaultSchedules) {
       return;
     }
   }
-  std::printf("%llu schedules (%zu against an ensemble), %zu grants, no violation (seeds %llu..%llu)\n",
-              static_cast<unsigned long long>(ran), ensembles, grants, static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(first + count - 1));
+  std::printf(
+      "%llu schedules (%zu against an ensemble), %zu grants, %zu revocations honoured, %zu guarded writes applied and "
+      "%zu refused, no violation (seeds %llu..%llu)\n",
+      static_cast<unsigned long long>(ran), ensembles, grants, revocations, fenced_writes, fenced_refusals,
+      static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1));
 }
 
 }  // namespace

@@ -107,6 +107,7 @@ void set_state_listener(client_impl& impl, state_listener listener);
 std::uint64_t add_state_observer(client_impl& impl, state_listener observer);
 void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
 std::size_t pending_requests_of(const client_impl& impl) noexcept;
+std::size_t watch_count_of(const client_impl& impl) noexcept;
 std::optional<host_port> connected_host_of(const client_impl& impl);
 
 template <class Result>
@@ -291,6 +292,11 @@ class client {
   [[nodiscard]] std::optional<host_port> connected_host() const { return detail::connected_host_of(*impl_); }
   // Requests queued or in flight.
   [[nodiscard]] std::size_t pending_requests() const noexcept { return detail::pending_requests_of(*impl_); }
+  // Watches this client keeps: one per watcher (a callback or a zkwire::watch) that still expects an event (a
+  // one-shot watch that has not fired, a persistent watch not removed) or whose request is in flight. It grows
+  // with every watch a caller sets and shrinks as they fire, are removed or the session ends: a count that stays
+  // up while the application believes it has no watch left is a leak (each one is also held by the server).
+  [[nodiscard]] std::size_t watch_count() const noexcept { return detail::watch_count_of(*impl_); }
   // When the request behind the most recent server answer (a reply or a ping reply) was written (steady clock);
   // empty before the first answer. The server keeps the session alive at least until this + session_timeout():
   // the base of a lock holder's safety margin (see recipes/).
