@@ -204,5 +204,40 @@ TEST(lock_simulation, SeededFaultSchedules) {
       static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1));
 }
 
+// No herd: with every acquire unbounded and no faults, a waiter watches only its predecessor, so a release wakes
+// one waiter at most and the wakeups cannot outnumber the grants (each grant's release deletes one node, the only
+// change a watched node sees). A waiter watching anything else (the lowest node, the directory) wakes on releases
+// that are not its predecessor's.
+TEST(lock_simulation, OneWakeupPerRelease) {
+  std::size_t grants = 0;
+  std::uint64_t wakeups = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const bool ensemble_mode = ensemble_seed(seed);
+    world w({.seed = seed,
+             .processes = 4,
+             .session_timeout = std::chrono::milliseconds(3000),
+             .members = ensemble_mode ? std::size_t{3} : std::size_t{1},
+             .max_lag = ensemble_mode ? sim_time{100} : sim_time{0}});
+    lock_workload load(w, seed, {.contenders_per_process = 2, .calm = true});
+    load.start();
+    const auto oracle = [&] { load.check(); };
+    w.run_until(
+        sim_time{4000}, [&] { return load.violation().has_value(); }, oracle);
+    load.stop();
+    const bool settled = w.run_until(
+        w.now() + sim_time{60000}, [&] { return load.quiescent() || load.violation().has_value(); }, oracle);
+    ASSERT_TRUE(settled) << "seed " << seed << ": not every operation completed\n" << load.status();
+    ASSERT_FALSE(load.violation()) << "seed " << seed << ": " << *load.violation() << "\n" << w.log().text();
+    ASSERT_GT(load.grants(), 8U) << "seed " << seed;
+    EXPECT_LE(load.wakeups(), load.grants())
+        << "seed " << seed << ": " << load.wakeups() << " wakeups for " << load.grants() << " releases (a herd)\n"
+        << w.log().text();
+    if (::testing::Test::HasFailure()) return;
+    grants += load.grants();
+    wakeups += load.wakeups();
+  }
+  std::printf("40 calm schedules: %zu grants, %llu wakeups\n", grants, static_cast<unsigned long long>(wakeups));
+}
+
 }  // namespace
 }  // namespace zkwire::sim

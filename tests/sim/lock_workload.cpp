@@ -47,8 +47,8 @@ lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options opti
       c->index = contenders_.size();
       c->process = p;
       // Slot 0 exclusive; slot 1 exclusive or revocable; further slots one side of the read/write lock.
-      if (i == 1 && random_() % 2 == 0) c->is = contender::role::revocable;
-      if (i >= 2) c->is = random_() % 2 == 0 ? contender::role::reader : contender::role::writer;
+      if (!options_.calm && i == 1 && random_() % 2 == 0) c->is = contender::role::revocable;
+      if (!options_.calm && i >= 2) c->is = random_() % 2 == 0 ? contender::role::reader : contender::role::writer;
       make_lock(*c);
       contenders_.push_back(std::move(c));
     }
@@ -147,7 +147,7 @@ void lock_workload::stop() { stopped_ = true; }
 void lock_workload::acquire(contender& c) {
   if (stopped_ || c.now != contender::phase::idle) return;
   static constexpr std::int64_t timeouts[] = {0, 300, 3000, -1};
-  const std::chrono::milliseconds timeout{timeouts[random_() % 4]};
+  const std::chrono::milliseconds timeout{options_.calm ? -1 : timeouts[random_() % 4]};
   const std::uint64_t op = begin_op();
   c.now = contender::phase::acquiring;
   c.op = op;
@@ -170,7 +170,7 @@ void lock_workload::acquire(contender& c) {
         granted(me);
       }));
   // Some acquires are disturbed before they finish: cancelled, or their lock object destroyed.
-  const auto roll = random_() % 20;
+  const auto roll = options_.calm ? 20 : random_() % 20;
   if (roll < 2) {
     c.disturb = world_.clock().make_wakeup(world_.io(c.process).get_executor(), [this, self, op] {
       if (self->now != contender::phase::acquiring || self->op != op) return;
@@ -261,6 +261,12 @@ void lock_workload::release(contender& c) {
   });
 }
 
+std::uint64_t lock_workload::wakeups() const {
+  std::uint64_t n = 0;
+  for (const auto& c : contenders_) n += c->lock ? c->lock->wakeups() : 0;
+  return n;
+}
+
 bool lock_workload::revocable_busy() const {
   return std::any_of(contenders_.begin(), contenders_.end(), [](const auto& c) {
     return c->is == contender::role::revocable && c->now != contender::phase::idle;
@@ -313,6 +319,7 @@ void lock_workload::check_holders(const std::string& directory) {
   std::size_t held = 0;
   std::size_t held_writers = 0;
   std::string holders;
+  std::string margins;
   for (const auto& c : contenders_) {
     if (!c->lock || c->lock->state() != recipes::lock_state::held || c->lock->directory() != directory) continue;
     const bool excludes = c->is != contender::role::reader;
@@ -324,9 +331,19 @@ void lock_workload::check_holders(const std::string& directory) {
     if (!world_.paused(c->process)) {
       ++held;
       held_writers += excludes ? 1 : 0;
+      // Held means the server cannot expire our session for at least the safety margin (a quarter of the session
+      // timeout, lock_options' default): lost is signalled by last answered send + timeout - margin, and the server
+      // heard that send no earlier than it was written. A holder left with less time has no margin to stop in.
+      const auto expiry = world_.zk().session_expiry(c->lock->session_id());
+      const auto margin = std::chrono::duration_cast<sim_time>(world_.client(c->process).session_timeout()) / 4;
+      if (expiry && *expiry - world_.now() < margin) {
+        margins += cat(" ", c->name(), c->index, " held ", (*expiry - world_.now()).count(),
+                       " ms before the server may expire its session");
+      }
     }
     holders += cat(" ", c->name(), c->index, backs ? "(backed " : "(not backed ", node, ")");
   }
+  if (!margins.empty()) fail(cat("the safety margin is not kept:", margins));
   if (backed_writers > 0 && backed > 1) fail(cat("two holders backed by the server:", holders));
   if (held_writers > 0 && held > 1) fail(cat("two lock objects in state held:", holders));
 }

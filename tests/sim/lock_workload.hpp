@@ -38,6 +38,9 @@ struct workload_options {
   std::string directory = "/locks/sim";
   std::string rw_directory = "/locks/rw";
   std::string fenced = "/fenced";  // the resource guarded writes go to; data: the writer's fencing token
+  // Exclusive contenders only, every acquire unbounded and undisturbed (no timeout, cancellation or destruction):
+  // then each node is watched by its successor alone, and every wakeup is a release (see wakeups()).
+  bool calm = false;
 };
 
 class lock_workload {
@@ -67,6 +70,8 @@ class lock_workload {
   [[nodiscard]] std::size_t revocations() const noexcept { return revocations_; }
   [[nodiscard]] std::size_t fenced_writes() const noexcept { return fenced_writes_; }
   [[nodiscard]] std::size_t fenced_refusals() const noexcept { return fenced_refusals_; }
+  // The lock objects' wakeups by a watched blocker (lock::wakeups; objects replaced mid-run not counted).
+  [[nodiscard]] std::uint64_t wakeups() const;
   [[nodiscard]] std::string status() const;
 
  private:

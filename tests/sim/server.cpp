@@ -195,6 +195,12 @@ void server::tick(sim_time now) {
   }
 }
 
+std::optional<sim_time> server::session_expiry(std::int64_t session) const {
+  const auto s = sessions_.find(session);
+  if (s == sessions_.end()) return std::nullopt;
+  return round_up(s->second.last_heard + s->second.timeout, config_.tick_time);
+}
+
 sim_time server::next_deadline() const {
   if (ensemble_ != nullptr) return sim_time::max();
   sim_time next = next_container_check_;

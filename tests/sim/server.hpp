@@ -120,6 +120,8 @@ class server {
   [[nodiscard]] std::optional<std::int64_t> session_of(connection_id c) const;
   // The earliest virtual time at which tick() has something to do (a session may expire, a container be reaped).
   [[nodiscard]] sim_time next_deadline() const;
+  // Standalone: when tick() expires `session` if nothing more is heard from it; empty if it is not alive.
+  [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
 
  private:
   struct connection {
