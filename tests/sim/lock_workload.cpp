@@ -120,6 +120,15 @@ void lock_workload::schedule(contender& c, sim_time delay, void (lock_workload::
 }
 
 void lock_workload::start() {
+  // Every process authenticates with the "ext" scheme (replayed on every reconnect and new session), so an outage
+  // of that provider ends sessions on the client side only (see the fault schedule).
+  for (std::size_t p = 0; p < world_.processes(); ++p) {
+    const std::uint64_t op = begin_op();
+    world_.client(p).async_add_auth("ext", cat("process", p),
+                                    [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
+                                      if (!alive.expired()) end_op(op, "add_auth");
+                                    });
+  }
   for (auto& c : contenders_)
     schedule(*c, sim_time{static_cast<sim_time::rep>(random_() % 200)}, &lock_workload::acquire);
   create_fenced();

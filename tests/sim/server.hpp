@@ -113,6 +113,9 @@ class server {
 
   // Faults and inspection.
   void expire_session(std::int64_t session, sim_time now);
+  // The authentication provider of scheme "ext" (one backed by an outside service, e.g. a directory server) is
+  // down until `until`: its auth packets fail meanwhile (see "auth" in server_ops.cpp).
+  void set_auth_outage(sim_time until) { auth_outage_until_ = until; }
   [[nodiscard]] const data_tree& tree() const noexcept { return tree_; }
   [[nodiscard]] const watch_table& watches() const noexcept { return watches_; }
   [[nodiscard]] const std::map<std::int64_t, session_info>& sessions() const noexcept { return sessions_; }
@@ -180,6 +183,7 @@ class server {
   access who_;  // every simulated client connects from 127.0.0.1
   std::map<connection_id, connection> connections_;
   std::map<std::int64_t, session_info> sessions_;
+  sim_time auth_outage_until_{0};
   connection_id next_connection_ = 1;
   std::int64_t next_session_ = 1;
   std::int64_t zxid_ = 0;
