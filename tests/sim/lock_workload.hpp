@@ -10,7 +10,8 @@
 //   - among holders the server still backs (state held, our node exists and is owned by our session): at most one
 //     exclusive holder per directory, and a writer only alone (readers may share);
 //   - the same among lock objects in state `held` in processes that are not paused: a holder the server no longer
-//     backs must have moved to uncertain/lost before anyone else was granted (the safety-margin promise);
+//     backs must have moved to uncertain/lost before anyone else was granted;
+//   - such a holder has at least its safety margin left before the server may expire its session;
 //   - fencing tokens strictly increase across exclusive and write grants; a reader's token exceeds every earlier
 //     writer's;
 //   - the fenced resource only ever sees non-decreasing tokens (a guarded write of a holder the server no longer

@@ -333,12 +333,13 @@ class client {
   }
 
   // After the session expired or authentication failed, starts a new session and waits until it is connected;
-  // in any other state it is async_connect. The new session has a new id: the old one's ephemeral nodes and
-  // watches are gone (its watches got their final delivery at expiry). The highest zxid seen so far is carried
-  // into the handshake, so a server that lags behind what this client has already read refuses the connection
-  // instead of serving older data. Credentials given with async_add_auth are replayed (after auth_failed the new
-  // session only works if the server now accepts them). Signature and errors as async_connect; cancelling only stops
-  // the waiting.
+  // in any other state it is async_connect. The new session has a new id: the old one's watches are gone (they got
+  // their final delivery when it ended). Its ephemeral nodes are gone after an expiry; after auth_failed the server
+  // keeps the old session, and its ephemeral nodes, until it expires (the server only closed the connection). The
+  // highest zxid seen so far is carried into the handshake, so a server that lags behind what this client has already
+  // read refuses the connection instead of serving older data. Credentials given with async_add_auth are replayed
+  // (after auth_failed the new session only works if the server now accepts them). Signature and errors as
+  // async_connect; cancelling only stops the waiting.
   template <class CompletionToken>
   auto async_new_session(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(
