@@ -85,6 +85,7 @@ std::uint64_t add_state_observer(client_impl& impl, state_listener observer) {
 }
 void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept { impl.remove_observer(id); }
 std::size_t pending_requests_of(const client_impl& impl) noexcept { return impl.engine().pending_requests(); }
+std::size_t watch_count_of(const client_impl& impl) noexcept { return impl.watch_count(); }
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept {
   return impl.engine().last_answered_send_time();
 }

@@ -46,6 +46,9 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   // --- observers ---
   [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
   [[nodiscard]] const proto::session& engine() const noexcept { return engine_; }
+  // The user-side watchers (callbacks, zkwire::watch states): every engine registration has one, and so does a
+  // watcher whose request is in flight.
+  [[nodiscard]] std::size_t watch_count() const noexcept { return watchers_.size(); }
   [[nodiscard]] const connect_string& servers() const noexcept { return servers_; }
   [[nodiscard]] const std::shared_ptr<zkwire::clock>& time_source() const noexcept { return clock_; }
   void set_listener(state_listener listener) { listener_ = std::move(listener); }

@@ -17,6 +17,7 @@ class watch_callbacks {
   proto::watcher_id add(watch_registration registration);
   // Drops a watcher that will get no delivery (its request did not register it).
   void drop(proto::watcher_id watcher) noexcept { entries_.erase(watcher); }
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
   // Hands a delivery to the watcher's callback or watch_state, inline; a final one also drops the watcher.
   // The callback may start operations, add watchers or destroy the client.
   void deliver(proto::watch_delivery&& d);

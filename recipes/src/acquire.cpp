@@ -251,9 +251,14 @@ class acquire_task {
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
     auto fired = std::make_shared<bool>(false);
+    // The session's end reaches a waiter only as its watch's final delivery (no request of ours is pending). The
+    // acquire ends with it: the client may already run a new session, and the node we wait with belongs to the old
+    // one, which the server may keep alive until it expires (after auth_failed it does).
+    auto ended = std::make_shared<std::error_code>();
     watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_), weak_attempt = std::weak_ptr<attempt>(a_),
-                                fired](const watch_event& e) {
+                                fired, ended](const watch_event& e) {
       *fired = true;
+      if (is_session_fatal(e.error)) *ended = e.error;
       auto a = weak_attempt.lock();
       if (!a) return;
       // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
@@ -280,7 +285,7 @@ class acquire_task {
     }
     if (ec) co_return ec;
     co_await a_->wake.wait();
-    co_return std::error_code{};
+    co_return *ended;
   }
 
   void forget_node() {

@@ -129,6 +129,13 @@ void ensemble::tick(sim_time now) {
   }
 }
 
+std::optional<sim_time> ensemble::session_expiry(std::int64_t session) const {
+  if (standalone()) return members_.front()->session_expiry(session);
+  const auto s = sessions_.find(session);
+  if (s == sessions_.end()) return std::nullopt;
+  return round_up(s->second.last_heard + s->second.timeout, config_.server.tick_time);
+}
+
 sim_time ensemble::next_deadline() const {
   if (standalone()) return members_.front()->next_deadline();
   if (down(0, now_)) return down_until_[0];  // nothing is applied, expired or reaped without a leader

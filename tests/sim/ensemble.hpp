@@ -60,7 +60,14 @@ class ensemble final : private replication {
   // ones); the leader's crash stops the whole ensemble.
   void crash(std::size_t member, sim_time now, sim_time until);
   void expire_session(std::int64_t session, sim_time now);
+  // The "ext" authentication provider is down at every member until `until` (server::set_auth_outage).
+  void auth_outage(sim_time until) {
+    for (auto& m : members_) m->set_auth_outage(until);
+  }
 
+  // When the service expires `session` if it hears nothing more from it (the leader's deadline; a leader that is
+  // down expires nothing, and restarts every deadline when it is back); empty if the session is not alive.
+  [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
   // The leader's tree: what the ensemble has committed (the oracle's "backed by the server").
   [[nodiscard]] const data_tree& tree() const noexcept { return members_.front()->tree(); }
   [[nodiscard]] const server& member(std::size_t m) const { return *members_.at(m); }

@@ -1,22 +1,42 @@
 #include "lock_workload.hpp"
 
+#include <algorithm>
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/cancellation_signal.hpp>
+#include <cstdlib>
 
 #include "text.hpp"
+#include "zkwire/recipes/revoke.hpp"
 
 namespace zkwire::sim {
 
 struct lock_workload::contender {
+  enum class role { exclusive, revocable, reader, writer };
   std::size_t index = 0;
   std::size_t process = 0;
+  role is = role::exclusive;
   // Declared before the lock: a pending acquire bound to its slot must end (when the lock goes) before it does.
   asio::cancellation_signal cancel;
   std::unique_ptr<recipes::lock> lock;
   enum class phase { idle, acquiring, holding, releasing } now = phase::idle;
   std::unique_ptr<wakeup> timer;
   std::unique_ptr<wakeup> disturb;  // a cancellation or destruction planned for the current acquire
+  std::unique_ptr<wakeup> fence;    // a guarded write planned for the current hold
   std::uint64_t op = 0;
+
+  [[nodiscard]] bool rw() const noexcept { return is == role::reader || is == role::writer; }
+  [[nodiscard]] const char* name() const noexcept {
+    switch (is) {
+      case role::revocable:
+        return "r";
+      case role::reader:
+        return "rd";
+      case role::writer:
+        return "wr";
+      default:
+        return "c";
+    }
+  }
 };
 
 lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options options)
@@ -26,25 +46,48 @@ lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options opti
       auto c = std::make_unique<contender>();
       c->index = contenders_.size();
       c->process = p;
-      c->lock = make_lock(*c);
+      // Slot 0 exclusive; slot 1 exclusive or revocable; further slots one side of the read/write lock.
+      if (!options_.calm && i == 1 && random_() % 2 == 0) c->is = contender::role::revocable;
+      if (!options_.calm && i >= 2) c->is = random_() % 2 == 0 ? contender::role::reader : contender::role::writer;
+      make_lock(*c);
       contenders_.push_back(std::move(c));
     }
   }
 }
 
-// Each contender's node data names it ("c3"), so a trace or a failure can tell whose node a leftover is.
-std::unique_ptr<recipes::lock> lock_workload::make_lock(const contender& c) {
+// Each contender's node data names it ("c3", "r4": revocable, "rd5"/"wr5": reader/writer), so a trace or a failure
+// can tell whose node a leftover is, and the revoker knows whom it may revoke.
+void lock_workload::make_lock(contender& c) {
   recipes::lock_options options;
-  options.data = cat("c", c.index);
-  return std::make_unique<recipes::lock>(world_.client(c.process), options_.directory, std::move(options));
+  options.data = cat(c.name(), c.index);
+  const auto kind = c.is == contender::role::reader   ? recipes::lock_kind::read
+                    : c.is == contender::role::writer ? recipes::lock_kind::write
+                                                      : recipes::lock_kind::exclusive;
+  c.lock = std::make_unique<recipes::lock>(
+      world_.client(c.process), c.rw() ? options_.rw_directory : options_.directory, kind, std::move(options));
+  if (c.is != contender::role::revocable) return;
+  contender* self = &c;
+  // Asked to release: do so (revocable holders hold until then). A lost lock is released too (it resets it).
+  c.lock->set_revocation_handler([this, self, alive = std::weak_ptr(alive_)](const std::string& request) {
+    if (alive.expired() || self->now != contender::phase::holding) return;
+    ++revocations_;
+    world_.log().add(world_.now(), cat("r", self->index, " honours revocation (", request, ")"));
+    schedule(*self, sim_time{0}, &lock_workload::release);
+  });
+  c.lock->set_listener([this, self, alive = std::weak_ptr(alive_)](const recipes::lock_event& e) {
+    if (alive.expired() || e.to != recipes::lock_state::lost || self->now != contender::phase::holding) return;
+    schedule(*self, sim_time{0}, &lock_workload::release);
+  });
 }
 
 lock_workload::~lock_workload() {
   // Handlers of operations the destroyed locks give up run later (posted), after this object is gone.
   alive_.reset();
+  revoker_.reset();
   for (auto& c : contenders_) {
     c->timer.reset();
     c->disturb.reset();
+    c->fence.reset();
     c->lock.reset();
   }
 }
@@ -77,8 +120,35 @@ void lock_workload::schedule(contender& c, sim_time delay, void (lock_workload::
 }
 
 void lock_workload::start() {
+  // Every process authenticates with the "ext" scheme (replayed on every reconnect and new session), so an outage
+  // of that provider ends sessions on the client side only (see the fault schedule).
+  for (std::size_t p = 0; p < world_.processes(); ++p) {
+    const std::uint64_t op = begin_op();
+    world_.client(p).async_add_auth("ext", cat("process", p),
+                                    [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
+                                      if (!alive.expired()) end_op(op, "add_auth");
+                                    });
+  }
   for (auto& c : contenders_)
     schedule(*c, sim_time{static_cast<sim_time::rep>(random_() % 200)}, &lock_workload::acquire);
+  create_fenced();
+  if (std::any_of(contenders_.begin(), contenders_.end(),
+                  [](const auto& c) { return c->is == contender::role::revocable; })) {
+    schedule_revoker(sim_time{100});
+  }
+}
+
+// The fenced resource, made with a plain create from process 0 (retried until it exists; guarded writes before
+// that fail with no_node, which the oracle accepts).
+void lock_workload::create_fenced() {
+  const std::uint64_t op = begin_op();
+  world_.client(0).async_create(options_.fenced, "0",
+                                [this, op, alive = std::weak_ptr(alive_)](std::error_code ec, const create_result&) {
+                                  if (alive.expired() || !end_op(op, "create")) return;
+                                  if (!ec || ec == server_error::node_exists || stopped_) return;
+                                  if (ec == condition::session_ended) renew_session(0);
+                                  create_fenced();
+                                });
 }
 
 void lock_workload::stop() { stopped_ = true; }
@@ -86,7 +156,7 @@ void lock_workload::stop() { stopped_ = true; }
 void lock_workload::acquire(contender& c) {
   if (stopped_ || c.now != contender::phase::idle) return;
   static constexpr std::int64_t timeouts[] = {0, 300, 3000, -1};
-  const std::chrono::milliseconds timeout{timeouts[random_() % 4]};
+  const std::chrono::milliseconds timeout{options_.calm ? -1 : timeouts[random_() % 4]};
   const std::uint64_t op = begin_op();
   c.now = contender::phase::acquiring;
   c.op = op;
@@ -106,19 +176,10 @@ void lock_workload::acquire(contender& c) {
           schedule(me, sim_time{static_cast<sim_time::rep>(random_() % 400)}, &lock_workload::acquire);
           return;
         }
-        ++grants_;
-        const std::int64_t token = me.lock->fencing_token();
-        if (token <= last_token_) {
-          fail(cat("fencing token ", token, " granted after ", last_token_));
-        }
-        last_token_ = std::max(last_token_, token);
-        me.now = contender::phase::holding;
-        // The holder invariants are checked between rounds (world::run_until's after_step), not here: a process
-        // whose pause ends at this very instant has not yet run what it owes (its loss) when this handler runs.
-        schedule(me, sim_time{10 + static_cast<sim_time::rep>(random_() % 600)}, &lock_workload::release);
+        granted(me);
       }));
   // Some acquires are disturbed before they finish: cancelled, or their lock object destroyed.
-  const auto roll = random_() % 20;
+  const auto roll = options_.calm ? 20 : random_() % 20;
   if (roll < 2) {
     c.disturb = world_.clock().make_wakeup(world_.io(c.process).get_executor(), [this, self, op] {
       if (self->now != contender::phase::acquiring || self->op != op) return;
@@ -129,10 +190,59 @@ void lock_workload::acquire(contender& c) {
     c.disturb = world_.clock().make_wakeup(world_.io(c.process).get_executor(), [this, self, op] {
       if (self->now != contender::phase::acquiring || self->op != op) return;
       world_.log().add(world_.now(), cat("c", self->index, " destroys its lock mid-acquire"));
-      self->lock = make_lock(*self);
+      make_lock(*self);
     });
   }
   if (c.disturb) c.disturb->expires_at(world_.clock().now() + sim_time{static_cast<sim_time::rep>(random_() % 500)});
+}
+
+void lock_workload::granted(contender& c) {
+  ++grants_;
+  const std::int64_t token = c.lock->fencing_token();
+  // Exclusive and write grants: newer than every earlier grant of their directory. Read grants: newer than every
+  // earlier write grant (readers granted together may complete in any order).
+  if (c.is == contender::role::reader) {
+    if (token <= last_writer_token_)
+      fail(cat("read lock token ", token, " granted after write token ", last_writer_token_));
+    last_rw_token_ = std::max(last_rw_token_, token);
+  } else if (c.is == contender::role::writer) {
+    if (token <= last_rw_token_) fail(cat("write lock token ", token, " granted after token ", last_rw_token_));
+    last_rw_token_ = std::max(last_rw_token_, token);
+    last_writer_token_ = token;
+  } else {
+    if (token <= last_token_) fail(cat("fencing token ", token, " granted after ", last_token_));
+    last_token_ = std::max(last_token_, token);
+  }
+  c.now = contender::phase::holding;
+  // The holder invariants are checked between rounds (world::run_until's after_step), not here: a process whose
+  // pause ends at this very instant has not yet run what it owes (its loss) when this handler runs.
+  // A revocable holder holds until revoked (or lost); the others for a while.
+  if (c.is != contender::role::revocable) {
+    schedule(c, sim_time{10 + static_cast<sim_time::rep>(random_() % 600)}, &lock_workload::release);
+  }
+  // Half the exclusive holds write the fenced resource once, at a random point of the hold (perhaps after the
+  // hold was lost: the guarded write must then fail).
+  if (c.is == contender::role::exclusive && random_() % 2 == 0) {
+    contender* self = &c;
+    c.fence = world_.clock().make_wakeup(world_.io(c.process).get_executor(), [this, self] { fenced_write(*self); });
+    c.fence->expires_at(world_.clock().now() + sim_time{static_cast<sim_time::rep>(random_() % 700)});
+  }
+}
+
+void lock_workload::fenced_write(contender& c) {
+  if (c.now != contender::phase::holding) return;
+  const std::int64_t token = c.lock->fencing_token();
+  const std::uint64_t op = begin_op();
+  contender* self = &c;
+  std::vector<multi_op> write{ops::set(options_.fenced, std::to_string(token))};
+  c.lock->async_guarded_multi(std::move(write), [this, self, op, token, alive = std::weak_ptr(alive_)](
+                                                    std::error_code ec, const std::vector<op_result>&) {
+    if (alive.expired() || !end_op(op, "guarded multi")) return;
+    world_.log().add(world_.now(),
+                     cat("c", self->index, " guarded write of token ", token, " -> ", ec ? ec.message() : "applied"));
+    if (!ec) ++fenced_writes_;
+    if (ec == recipes::lock_errc::lock_lost) ++fenced_refusals_;
+  });
 }
 
 // After an expiry a service starts a new session on the same client, as the application would; the new session
@@ -148,6 +258,7 @@ void lock_workload::renew_session(std::size_t process) {
 
 void lock_workload::release(contender& c) {
   if (c.now != contender::phase::holding) return;
+  c.fence.reset();
   const std::uint64_t op = begin_op();
   c.now = contender::phase::releasing;
   contender* self = &c;
@@ -159,21 +270,101 @@ void lock_workload::release(contender& c) {
   });
 }
 
-void lock_workload::check() {
+std::uint64_t lock_workload::wakeups() const {
+  std::uint64_t n = 0;
+  for (const auto& c : contenders_) n += c->lock ? c->lock->wakeups() : 0;
+  return n;
+}
+
+bool lock_workload::revocable_busy() const {
+  return std::any_of(contenders_.begin(), contenders_.end(), [](const auto& c) {
+    return c->is == contender::role::revocable && c->now != contender::phase::idle;
+  });
+}
+
+void lock_workload::schedule_revoker(sim_time delay) {
+  const std::size_t p = random_() % world_.processes();
+  revoker_ = world_.clock().make_wakeup(world_.io(p).get_executor(), [this] {
+    if (stopped_ && !revocable_busy()) return;  // nobody left to revoke: the revoker stops
+    revoke_tick();
+  });
+  revoker_->expires_at(world_.clock().now() + delay);
+}
+
+// The revoker, plain client operations: list the directory, read the first contender's node, and revoke it if
+// it is a revocable contender's. Every step tolerates whatever the faults do to it and tries again later.
+void lock_workload::revoke_tick() {
+  const std::size_t p = random_() % world_.processes();
+  auto& c = world_.client(p);
+  const std::uint64_t op = begin_op();
+  const auto again = [this] { schedule_revoker(sim_time{50 + static_cast<sim_time::rep>(random_() % 300)}); };
+  c.async_get_children(options_.directory, [this, p, op, again, alive = std::weak_ptr(alive_)](
+                                               std::error_code ec, const children_result& r) {
+    if (alive.expired() || !end_op(op, "list")) return;
+    const auto sorted = recipes::sort_in_lock_order(r.children);
+    if (ec || sorted.empty() || !sorted.front().is_contender()) return again();
+    const std::string path = options_.directory + "/" + sorted.front().name;
+    const std::uint64_t get_op = begin_op();
+    world_.client(p).async_get(
+        path, [this, p, path, get_op, again, alive](std::error_code get_ec, const get_result& got) {
+          if (alive.expired() || !end_op(get_op, "get")) return;
+          if (get_ec || got.data.empty() || got.data.front() != 'r' || got.data.starts_with("rd")) return again();
+          const std::uint64_t revoke_op = begin_op();
+          world_.log().add(world_.now(), cat("process ", p, " revokes ", got.data));
+          recipes::async_revoke(world_.client(p), path,
+                                [this, revoke_op, again, alive](std::error_code, const zkwire::stat&) {
+                                  if (alive.expired() || !end_op(revoke_op, "revoke")) return;
+                                  again();
+                                });
+        });
+  });
+}
+
+// The holders of one directory: at most one exclusive or write holder, and a writer only alone; among those the
+// server backs, and among lock objects in state held in unpaused processes.
+void lock_workload::check_holders(const std::string& directory) {
   std::size_t backed = 0;
-  std::size_t held_unpaused = 0;
+  std::size_t backed_writers = 0;
+  std::size_t held = 0;
+  std::size_t held_writers = 0;
   std::string holders;
+  std::string margins;
   for (const auto& c : contenders_) {
-    if (!c->lock || c->lock->state() != recipes::lock_state::held) continue;
+    if (!c->lock || c->lock->state() != recipes::lock_state::held || c->lock->directory() != directory) continue;
+    const bool excludes = c->is != contender::role::reader;
     const std::string node = c->lock->node_path();
     const znode* n = world_.zk().tree().find(node);
     const bool backs = n != nullptr && n->owner == c->lock->session_id() && n->owner != 0;
     backed += backs ? 1 : 0;
-    if (!world_.paused(c->process)) ++held_unpaused;
-    holders += cat(" c", c->index, backs ? "(backed " : "(not backed ", node, ")");
+    backed_writers += backs && excludes ? 1 : 0;
+    if (!world_.paused(c->process)) {
+      ++held;
+      held_writers += excludes ? 1 : 0;
+      // Held means the server cannot expire our session for at least the safety margin (a quarter of the session
+      // timeout, lock_options' default): lost is signalled by last answered send + timeout - margin, and the server
+      // heard that send no earlier than it was written. A holder left with less time has no margin to stop in.
+      const auto expiry = world_.zk().session_expiry(c->lock->session_id());
+      const auto margin = std::chrono::duration_cast<sim_time>(world_.client(c->process).session_timeout()) / 4;
+      if (expiry && *expiry - world_.now() < margin) {
+        margins += cat(" ", c->name(), c->index, " held ", (*expiry - world_.now()).count(),
+                       " ms before the server may expire its session");
+      }
+    }
+    holders += cat(" ", c->name(), c->index, backs ? "(backed " : "(not backed ", node, ")");
   }
-  if (backed > 1) fail(cat("two holders backed by the server:", holders));
-  if (held_unpaused > 1) fail(cat("two lock objects in state held:", holders));
+  if (!margins.empty()) fail(cat("the safety margin is not kept:", margins));
+  if (backed_writers > 0 && backed > 1) fail(cat("two holders backed by the server:", holders));
+  if (held_writers > 0 && held > 1) fail(cat("two lock objects in state held:", holders));
+}
+
+void lock_workload::check() {
+  check_holders(options_.directory);
+  check_holders(options_.rw_directory);
+  if (const znode* r = world_.zk().tree().find(options_.fenced)) {
+    const std::int64_t token = std::strtoll(r->data.c_str(), nullptr, 10);
+    if (token < fenced_max_) fail(cat("the fenced resource got token ", token, " after token ", fenced_max_));
+    fenced_max_ = std::max(fenced_max_, token);
+  }
 }
 
 bool lock_workload::quiescent() const {
@@ -184,16 +375,30 @@ bool lock_workload::quiescent() const {
   return true;
 }
 
+bool lock_workload::clean() const {
+  for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
+    if (!world_.zk().tree().children(*dir).empty()) return false;
+  }
+  for (std::size_t p = 0; p < world_.processes(); ++p) {
+    if (world_.client(p).pending_requests() != 0 || world_.client(p).watch_count() != 0) return false;
+  }
+  return true;
+}
+
 void lock_workload::check_end() {
-  const auto left = world_.zk().tree().children(options_.directory);
-  if (!left.empty()) {
+  for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
+    const auto left = world_.zk().tree().children(*dir);
+    if (left.empty()) continue;
     std::string names;
     for (const auto& n : left) names += cat(" ", n);
-    fail(cat("orphan nodes in ", options_.directory, ":", names));
+    fail(cat("orphan nodes in ", *dir, ":", names));
   }
   for (std::size_t p = 0; p < world_.processes(); ++p) {
     if (const auto n = world_.client(p).pending_requests(); n != 0) {
       fail(cat("process ", p, " has ", n, " pending requests at the end"));
+    }
+    if (const auto n = world_.client(p).watch_count(); n != 0) {
+      fail(cat("process ", p, " keeps ", n, " watches at the end (every lock released, every acquire over)"));
     }
   }
 }
@@ -203,15 +408,18 @@ std::string lock_workload::status() const {
   for (std::size_t p = 0; p < world_.processes(); ++p) {
     auto& c = world_.client(p);
     out += cat("process ", p, ": session 0x", std::hex, c.session_id(), std::dec, " ",
-               proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending\n");
+               proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending, ", c.watch_count(),
+               " watches\n");
   }
-  for (const auto& name : world_.zk().tree().children(options_.directory)) {
-    const znode* n = world_.zk().tree().find(options_.directory + "/" + name);
-    out += cat("node ", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ", n ? n->data : "", "\n");
+  for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
+    for (const auto& name : world_.zk().tree().children(*dir)) {
+      const znode* n = world_.zk().tree().find(*dir + "/" + name);
+      out += cat("node ", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ", n ? n->data : "", "\n");
+    }
   }
   for (const auto& c : contenders_) {
-    out +=
-        cat("c", c->index, ": ", recipes::lock_state_name(c->lock->state()), " phase ", static_cast<int>(c->now), "\n");
+    out += cat(c->name(), c->index, ": ", recipes::lock_state_name(c->lock->state()), " phase ",
+               static_cast<int>(c->now), "\n");
   }
   return out;
 }

@@ -26,6 +26,13 @@ std::string password_of(std::int64_t session) {
   return out;
 }
 
+bool is_auth_packet(std::string_view payload) {
+  if (payload.size() < 4) return false;
+  std::uint32_t xid = 0;
+  for (std::size_t i = 0; i < 4; ++i) xid = (xid << 8) | static_cast<unsigned char>(payload[i]);
+  return static_cast<std::int32_t>(xid) == proto::special_xid::auth;
+}
+
 sim_time round_up(sim_time t, sim_time step) {
   if (step.count() <= 0) return t;
   return (t + step - sim_time{1}) / step * step;
@@ -59,7 +66,11 @@ void server::receive(connection_id id, std::string_view bytes, sim_time now) {
   while (!conn.closed) {
     const auto payload = conn.reader.next();
     if (!payload) break;
-    if (conn.blocked) {
+    if (conn.blocked && conn.handshaken && is_auth_packet(*payload)) {
+      // The real server answers an auth packet on its connection thread, ahead of the requests still in its
+      // pipeline: those are applied afterwards, and after a failed auth (connection closed) their replies are lost.
+      process(id, conn, *payload, now);
+    } else if (conn.blocked) {
       conn.queued.emplace_back(*payload);
     } else if (conn.handshaken) {
       if (!forwarded(id, conn, *payload, now)) process(id, conn, *payload, now);
@@ -193,6 +204,12 @@ void server::tick(sim_time now) {
       if (!tree_.remove(path, -1, zxid, t, nullptr)) fire(t);
     }
   }
+}
+
+std::optional<sim_time> server::session_expiry(std::int64_t session) const {
+  const auto s = sessions_.find(session);
+  if (s == sessions_.end()) return std::nullopt;
+  return round_up(s->second.last_heard + s->second.timeout, config_.tick_time);
 }
 
 sim_time server::next_deadline() const {

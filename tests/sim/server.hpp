@@ -113,6 +113,9 @@ class server {
 
   // Faults and inspection.
   void expire_session(std::int64_t session, sim_time now);
+  // The authentication provider of scheme "ext" (one backed by an outside service, e.g. a directory server) is
+  // down until `until`: its auth packets fail meanwhile (see "auth" in server_ops.cpp).
+  void set_auth_outage(sim_time until) { auth_outage_until_ = until; }
   [[nodiscard]] const data_tree& tree() const noexcept { return tree_; }
   [[nodiscard]] const watch_table& watches() const noexcept { return watches_; }
   [[nodiscard]] const std::map<std::int64_t, session_info>& sessions() const noexcept { return sessions_; }
@@ -120,6 +123,8 @@ class server {
   [[nodiscard]] std::optional<std::int64_t> session_of(connection_id c) const;
   // The earliest virtual time at which tick() has something to do (a session may expire, a container be reaped).
   [[nodiscard]] sim_time next_deadline() const;
+  // Standalone: when tick() expires `session` if nothing more is heard from it; empty if it is not alive.
+  [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
 
  private:
   struct connection {
@@ -178,6 +183,7 @@ class server {
   access who_;  // every simulated client connects from 127.0.0.1
   std::map<connection_id, connection> connections_;
   std::map<std::int64_t, session_info> sessions_;
+  sim_time auth_outage_until_{0};
   connection_id next_connection_ = 1;
   std::int64_t next_session_ = 1;
   std::int64_t zxid_ = 0;

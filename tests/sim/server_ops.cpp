@@ -49,12 +49,17 @@ void server::process(connection_id id, connection& conn, std::string_view payloa
       return;
     case op_code::auth: {
       const auto& packet = std::get<proto::auth_packet>(req.body);
-      if (packet.scheme != "digest") {
+      // "digest" accepts any user:password (as the real DigestAuthenticationProvider); "ext" stands for a
+      // provider backed by an outside service, failing while it is down. A failure answers AUTHFAILED and closes
+      // the connection, as the real server does; the session is NOT closed: it lives on, with its ephemeral nodes,
+      // until it expires, even though its client has given it up (and may already run a new session).
+      const bool accepted = packet.scheme == "digest" || (packet.scheme == "ext" && now >= auth_outage_until_);
+      if (!accepted) {
         fail(conn, proto::special_xid::auth, 0, server_error::auth_failed);
         close(id, conn);
         return;
       }
-      conn.digest_users.push_back(packet.auth.substr(0, packet.auth.find(':')));
+      if (packet.scheme == "digest") conn.digest_users.push_back(packet.auth.substr(0, packet.auth.find(':')));
       reply(conn, proto::special_xid::auth, 0, proto::no_body{});
       return;
     }

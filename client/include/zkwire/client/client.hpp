@@ -107,6 +107,7 @@ void set_state_listener(client_impl& impl, state_listener listener);
 std::uint64_t add_state_observer(client_impl& impl, state_listener observer);
 void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
 std::size_t pending_requests_of(const client_impl& impl) noexcept;
+std::size_t watch_count_of(const client_impl& impl) noexcept;
 std::optional<host_port> connected_host_of(const client_impl& impl);
 
 template <class Result>
@@ -291,6 +292,11 @@ class client {
   [[nodiscard]] std::optional<host_port> connected_host() const { return detail::connected_host_of(*impl_); }
   // Requests queued or in flight.
   [[nodiscard]] std::size_t pending_requests() const noexcept { return detail::pending_requests_of(*impl_); }
+  // Watches this client keeps: one per watcher (a callback or a zkwire::watch) that still expects an event (a
+  // one-shot watch that has not fired, a persistent watch not removed) or whose request is in flight. It grows
+  // with every watch a caller sets and shrinks as they fire, are removed or the session ends: a count that stays
+  // up while the application believes it has no watch left is a leak (each one is also held by the server).
+  [[nodiscard]] std::size_t watch_count() const noexcept { return detail::watch_count_of(*impl_); }
   // When the request behind the most recent server answer (a reply or a ping reply) was written (steady clock);
   // empty before the first answer. The server keeps the session alive at least until this + session_timeout():
   // the base of a lock holder's safety margin (see recipes/).
@@ -327,12 +333,13 @@ class client {
   }
 
   // After the session expired or authentication failed, starts a new session and waits until it is connected;
-  // in any other state it is async_connect. The new session has a new id: the old one's ephemeral nodes and
-  // watches are gone (its watches got their final delivery at expiry). The highest zxid seen so far is carried
-  // into the handshake, so a server that lags behind what this client has already read refuses the connection
-  // instead of serving older data. Credentials given with async_add_auth are replayed (after auth_failed the new
-  // session only works if the server now accepts them). Signature and errors as async_connect; cancelling only stops
-  // the waiting.
+  // in any other state it is async_connect. The new session has a new id: the old one's watches are gone (they got
+  // their final delivery when it ended). Its ephemeral nodes are gone after an expiry; after auth_failed the server
+  // keeps the old session, and its ephemeral nodes, until it expires (the server only closed the connection). The
+  // highest zxid seen so far is carried into the handshake, so a server that lags behind what this client has already
+  // read refuses the connection instead of serving older data. Credentials given with async_add_auth are replayed
+  // (after auth_failed the new session only works if the server now accepts them). Signature and errors as
+  // async_connect; cancelling only stops the waiting.
   template <class CompletionToken>
   auto async_new_session(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(
