@@ -127,31 +127,13 @@ class acquire_task {
     prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
   }
 
-  // What is left of the acquire's timeout, as the deadline of its next request (docs/protocol.md#deadlines), so
-  // that a server that stops answering without dropping the connection cannot hold the acquire past it; nullopt
-  // without a timeout (the client's request_timeout then applies).
-  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
-    client* c = link_->get();
-    if (a_->until == proto::time_point::max() || c == nullptr) return std::nullopt;
-    return std::max<std::chrono::nanoseconds>(a_->until - c->clock()->now(), std::chrono::nanoseconds::zero());
-  }
-
-  // Starts a request with `start(token)`, bounded by remaining().
+  // The acquire's limit on its requests (acquire_deadline.hpp).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const { return a_->limits.remaining(link_->get()); }
   template <class Start>
   [[nodiscard]] auto bounded(Start start) const {
-    if (auto left = remaining()) return start(with_timeout(*left, tuple_awaitable));
-    return start(tuple_awaitable);
+    return a_->limits.bounded(link_->get(), std::move(start));
   }
-
-  // A request of the acquire ran out of time and so did the acquire: its timeout has passed, or it is a try-once
-  // acquire (timeout 0, bounded by the client's request_timeout). Otherwise a request timeout is retried like a
-  // connection loss (the client's request_timeout is shorter than the acquire's).
-  [[nodiscard]] bool out_of_time(std::error_code ec) const {
-    if (ec != client_error::operation_timeout) return false;
-    if (a_->try_once) return true;
-    client* c = link_->get();
-    return a_->until != proto::time_point::max() && (c == nullptr || c->clock()->now() >= a_->until);
-  }
+  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a_->limits.out_of_time(ec, link_->get()); }
 
   // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
   // up), or an error ends the acquire.
@@ -199,7 +181,7 @@ class acquire_task {
         if (self_->grant(a_, *node_)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
-      if (a_->try_once) co_return make_error_code(lock_errc::timeout);
+      if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
     }
   }
