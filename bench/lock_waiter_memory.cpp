@@ -82,10 +82,9 @@ int run(int argc, char** argv) {
   std::vector<std::unique_ptr<lock>> queue;
   queue.reserve(waiters);
   std::size_t completed = 0;
-  for (std::size_t i = 0; i < waiters; ++i) {
-    queue.push_back(std::make_unique<lock>(waiter_client, directory));
-    queue.back()->async_acquire([&](std::error_code) { ++completed; });
-  }
+  for (std::size_t i = 0; i < waiters; ++i) queue.push_back(std::make_unique<lock>(waiter_client, directory));
+  const std::size_t heap_objects = heap_in_use();
+  for (auto& l : queue) l->async_acquire([&](std::error_code) { ++completed; });
   // Every waiter has its node and its watch once the server has one child per waiter plus the holder's.
   std::size_t children = 0;
   const bool queued = run_until(io, [&] {
@@ -104,10 +103,13 @@ int run(int argc, char** argv) {
   const double per_waiter_bytes = static_cast<double>(heap_after - heap_before) / static_cast<double>(waiters);
   const double per_waiter_allocations =
       static_cast<double>(allocations_after - allocations_before) / static_cast<double>(waiters);
+  const double per_object_bytes = static_cast<double>(heap_objects - heap_before) / static_cast<double>(waiters);
   std::printf(
       "waiters %zu: client heap %zu -> %zu bytes, %.0f bytes per waiter (including the lock object), "
-      "%.1f allocations per waiter while queueing\n",
-      waiters, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations);
+      "%.1f allocations per waiter while queueing\n"
+      "  of which the lock object %.0f bytes, the pending acquire (task, node, watch, request state) %.0f bytes\n",
+      waiters, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations, per_object_bytes,
+      per_waiter_bytes - per_object_bytes);
 
   // Clean up: the waiters give up (their nodes are deleted in the background), the holder releases.
   queue.clear();

@@ -94,7 +94,7 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 
 namespace {
 
-class acquire_task {
+class acquire_task : public std::enable_shared_from_this<acquire_task> {
  public:
   acquire_task(std::shared_ptr<lock_impl> self, std::shared_ptr<attempt> a)
       : self_(std::move(self)), a_(std::move(a)), link_(self_->link()), dir_(self_->directory()) {
@@ -106,8 +106,20 @@ class acquire_task {
   acquire_task(acquire_task&&) = delete;
   acquire_task& operator=(acquire_task&&) = delete;
 
+  // Starts (or, after it parked, resumes) the task on the lock's executor.
+  static void launch(std::shared_ptr<acquire_task> task) {
+    const auto executor = task->self_->executor();
+    asio::co_spawn(
+        executor, [](std::shared_ptr<acquire_task> t) -> asio::awaitable<void> { co_await t->run(); }(std::move(task)),
+        asio::detached);
+  }
+
+  // From the start, or from the listing after a wakeup: the task keeps its state (node, prefix, watch) in members
+  // and nothing on coroutine frames while it is parked.
   asio::awaitable<void> run() {
+    parked_ = false;
     const std::error_code failure = co_await acquire();
+    if (parked_) co_return;  // resumed by the next wakeup
     if (failure) self_->give_up(a_, failure);
     // Not held (or held too late: the caller gave up meanwhile): nothing may be left behind.
     if (node_) {
@@ -183,6 +195,7 @@ class acquire_task {
       }
       if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
+      if (parked_) co_return std::error_code{};
     }
   }
 
@@ -260,7 +273,9 @@ class acquire_task {
       co_return wait_ec;
     }
     if (ec) co_return ec;
-    co_await a_->wake.wait();
+    // Wait without a coroutine: with many waiters their frames would be most of the memory they take. The blocker's
+    // watch, a timeout, a cancellation or the lock's destruction sets the wakeup, which starts run() again.
+    parked_ = a_->wake.park([task = shared_from_this()]() mutable { launch(std::move(task)); });
     co_return std::error_code{};
   }
 
@@ -272,7 +287,7 @@ class acquire_task {
   std::shared_ptr<lock_impl> self_;
   std::shared_ptr<attempt> a_;
   link_ptr link_;
-  std::string dir_;
+  const std::string& dir_;  // the lock's (self_ keeps it alive)
   std::string prefix_;
   std::optional<owned_node> node_;
   // The last blocker watched, and whether its watch has fired (or was never armed).
@@ -281,16 +296,13 @@ class acquire_task {
     std::shared_ptr<bool> fired;
   };
   std::optional<blocker_watch> armed_watch_;
+  bool parked_ = false;  // waiting for a_->wake: the coroutines end, the wakeup starts run() again
 };
 
 }  // namespace
 
 void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a) {
-  auto task = std::make_shared<acquire_task>(impl, a);
-  asio::co_spawn(
-      impl->executor(),
-      [](std::shared_ptr<acquire_task> t) -> asio::awaitable<void> { co_await t->run(); }(std::move(task)),
-      asio::detached);
+  acquire_task::launch(std::make_shared<acquire_task>(impl, a));
 }
 
 }  // namespace zkwire::recipes::detail

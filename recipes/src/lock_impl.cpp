@@ -15,7 +15,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       directory_(std::move(directory)),
       kind_(kind),
       options_(std::move(options)),
-      metrics_(options_.metrics, clock_, directory_, kind_) {
+      metrics_(options_.metrics, *clock_, directory_, kind_) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -39,7 +39,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
-    auto a = std::make_shared<attempt>(executor_);
+    auto a = std::make_shared<attempt>();
     a->id = id;
     a->done = std::move(done);
     current_ = a;

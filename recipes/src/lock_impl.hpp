@@ -38,11 +38,11 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 // One call of async_acquire, shared by the lock and the task running it: the task outlives the call when it has
 // to clean up after a timeout or cancellation.
 struct attempt {
-  explicit attempt(const asio::any_io_executor& executor) : wake(executor) {}
+  attempt() = default;
   std::uint64_t id = 0;
   completion_ptr<> done;             // the caller's handler, until completed
   bool abandoned = false;            // the caller got its answer (or gave up): clean up and stop
-  wake_event wake;                   // a watched blocker changed, or the caller gave up
+  resume_event wake;                 // a watched blocker changed, or the caller gave up (resumes a parked task)
   std::unique_ptr<wakeup> deadline;  // the acquire's timeout, on the client's clock; null without one
   acquire_deadline limits;           // the same limit, for the acquire's requests
 };

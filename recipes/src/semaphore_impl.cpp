@@ -11,7 +11,7 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
       path_(std::move(path)),
       max_leases_(max_leases),
       options_(std::move(options)),
-      metrics_(options_.metrics, clock_, path_, lock_kind::exclusive) {
+      metrics_(options_.metrics, *clock_, path_, lock_kind::exclusive) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
