@@ -128,7 +128,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
     }
     // A blocker watch that never fired would stay registered (in the client and the server) as long as that
     // contender holds: a try-lock loop against a long-held lock would grow without bound. Remove it.
-    if (armed_watch_ && !*armed_watch_->fired) {
+    if (armed_watch_ && !armed_watch_->fired) {
       auto remove = remove_data_watches(link_, armed_watch_->path);
       co_await std::move(remove);
     }
@@ -158,6 +158,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
         auto created = co_await create_node();
         if (created.error) co_return created.error;
         if (!node_) continue;  // retry (directory recreated, unknown outcome resolved as "not created", new guid)
+        std::string().swap(prefix_);  // only a create needs it (a waiter would keep it for nothing); see forget_node()
         children = std::move(created.children);
         continue;  // re-check abandonment before using the node
       }
@@ -245,26 +246,18 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
     // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
-    auto fired = std::make_shared<bool>(false);
-    watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_), weak_attempt = std::weak_ptr<attempt>(a_),
-                                fired](const watch_event& e) {
-      *fired = true;
-      auto a = weak_attempt.lock();
-      if (!a) return;
-      // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
-      // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
-      if (!e.error && e.type != event_type::data_watch_removed) {
-        if (auto self = weak_self.lock()) self->count_wakeup();
-      }
-      a->wake.set();
+    // A small capture (the client keeps one callback per waiter): the task, and which of its watches this is.
+    const std::uint64_t serial = ++watch_serial_;
+    watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
+      if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
-    armed_watch_ = blocker_watch{child_path(dir_, blocker), fired};
+    armed_watch_ = blocker_watch{child_path(dir_, blocker), serial, false};
     // Not bounded by the acquire's timeout: a request past its deadline has its reply dropped, so a watch the server
     // registered would be one this client no longer knows of, and the give-up path could not remove it (a try-lock
     // loop would grow the server's watch table). The acquire's own timer answers the caller on time regardless.
     auto watched_get = c->async_get(armed_watch_->path, std::move(on_change), tuple_awaitable);
     auto [ec, unused] = co_await std::move(watched_get);
-    if (ec) *fired = true;  // not armed
+    if (ec) armed_watch_->fired = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
     if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
     if (is_connection_loss(ec)) {
@@ -277,6 +270,14 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
     // watch, a timeout, a cancellation or the lock's destruction sets the wakeup, which starts run() again.
     parked_ = a_->wake.park([task = shared_from_this()]() mutable { launch(std::move(task)); });
     co_return std::error_code{};
+  }
+
+  void on_blocker_event(std::uint64_t serial, const watch_event& e) {
+    if (armed_watch_ && armed_watch_->serial == serial) armed_watch_->fired = true;
+    // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
+    // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
+    if (!e.error && e.type != event_type::data_watch_removed) self_->count_wakeup();
+    a_->wake.set();
   }
 
   void forget_node() {
@@ -293,8 +294,10 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
   // The last blocker watched, and whether its watch has fired (or was never armed).
   struct blocker_watch {
     std::string path;
-    std::shared_ptr<bool> fired;
+    std::uint64_t serial = 0;
+    bool fired = false;
   };
+  std::uint64_t watch_serial_ = 0;
   std::optional<blocker_watch> armed_watch_;
   bool parked_ = false;  // waiting for a_->wake: the coroutines end, the wakeup starts run() again
 };
