@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lock_test_support.hpp"
+#include "proxy_test_support.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 #include "zkwire/recipes/lock_keeper.hpp"
@@ -47,10 +48,8 @@ class lock_keeper_test : public test::standalone_test {
  protected:
   void SetUp() override {
     standalone_test::SetUp();
-    faults::proxy_options options;
-    options.upstream_port = cluster().client_port(0);
-    proxy_ = std::make_unique<faults::proxy>(io_.get_executor(), options);
-    ASSERT_FALSE(proxy_->listen());
+    proxy_ = test::start_proxy(io_, cluster().client_port(0));
+    ASSERT_TRUE(proxy_);
     admin_ = test::new_client(io_, connect_string());
     dir_ = root() + "/lock";
     run_co(io_, [&]() -> asio::awaitable<void> {

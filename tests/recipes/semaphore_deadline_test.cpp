@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lock_test_support.hpp"
+#include "proxy_test_support.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 
@@ -33,10 +34,8 @@ class semaphore_deadline_test : public test::standalone_test {
  protected:
   void SetUp() override {
     standalone_test::SetUp();
-    faults::proxy_options options;
-    options.upstream_port = cluster().client_port(0);
-    proxy_ = std::make_unique<faults::proxy>(io_.get_executor(), options);
-    ASSERT_FALSE(proxy_->listen());
+    proxy_ = test::start_proxy(io_, cluster().client_port(0));
+    ASSERT_TRUE(proxy_);
   }
   void TearDown() override { proxy_.reset(); }
 
