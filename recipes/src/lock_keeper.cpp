@@ -62,7 +62,10 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
   void stop() noexcept {
     armed_ = false;
     listener_ = nullptr;
-    stop_reacquiring();
+    try {
+      stop_reacquiring();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the lock gives itself up regardless
+    }
   }
 
   [[nodiscard]] lock_state state() const noexcept {
@@ -90,7 +93,7 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
     if (armed_ && e.to == lock_state::lost) start_reacquiring(e.reason);
   }
 
-  void stop_reacquiring() noexcept {
+  void stop_reacquiring() {
     reacquiring_ = false;
     gave_up_ = false;
     last_error_ = {};

@@ -242,9 +242,14 @@ TEST_F(lock_curator_test, InterProcessSemaphoreV2AndZkwireSemaphoreShareTheLease
                             {path, std::to_string(max_leases), holders, std::to_string(curator_rounds),
                              std::to_string(curator_threads), "20"});
   lease_tally t;
+  constexpr std::size_t zkwire_contenders = 3;
   std::vector<std::unique_ptr<semaphore>> semaphores;
-  for (int i = 0; i < 3; ++i) semaphores.push_back(std::make_unique<semaphore>(*c, path, max_leases));
+  semaphores.reserve(zkwire_contenders);
+  for (std::size_t i = 0; i < zkwire_contenders; ++i) {
+    semaphores.push_back(std::make_unique<semaphore>(*c, path, max_leases));
+  }
   std::vector<asio::awaitable<void>> tasks;
+  tasks.reserve(zkwire_contenders);
   for (auto& s : semaphores) {
     // Until the Curator program is done (and at least 10 rounds): both sides contend the whole time.
     tasks.push_back([](semaphore& zs, client& zc, std::string count, lease_tally& tt,
