@@ -1,12 +1,16 @@
 // zkwire_lock_waiter_memory: client heap memory per lock waiter. One client holds a lock; W lock objects on a second
 // client queue behind it (each with its node, its watch on its predecessor and its pending acquire). Prints the
 // heap bytes in use (glibc mallinfo2) and the allocations per waiter, against the same client idle, in one run.
+// The waiters start all at once by default: the client's buffers then grow to hold all their requests at once and
+// keep that size, which counts too. -b starts them in batches of BATCH, each once the previous one has queued, which
+// leaves the steady cost of a waiting lock.
 //
-//   zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS]      (default 1000)
+//   zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS] [-b BATCH]     (default 1000, all at once)
 
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <chrono>
 #include <cstdio>
@@ -45,16 +49,20 @@ int fail(const char* what, std::error_code ec = {}) {
 int run(int argc, char** argv) {
   std::string servers = "127.0.0.1:2181";
   std::size_t waiters = 1000;
+  std::size_t batch = 0;  // 0: all at once
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     if (option == "-s") {
       servers = argv[i + 1];
     } else if (option == "-w") {
       waiters = std::strtoul(argv[i + 1], nullptr, 10);
+    } else if (option == "-b") {
+      batch = std::strtoul(argv[i + 1], nullptr, 10);
     } else {
-      return fail("usage: zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS]");
+      return fail("usage: zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS] [-b BATCH]");
     }
   }
+  if (batch == 0 || batch > waiters) batch = waiters;
   using zkwire::recipes::lock;
   asio::io_context io;
   zkwire::client_options options;
@@ -82,32 +90,40 @@ int run(int argc, char** argv) {
   std::vector<std::unique_ptr<lock>> queue;
   queue.reserve(waiters);
   std::size_t completed = 0;
-  for (std::size_t i = 0; i < waiters; ++i) {
-    queue.push_back(std::make_unique<lock>(waiter_client, directory));
-    queue.back()->async_acquire([&](std::error_code) { ++completed; });
-  }
-  // Every waiter has its node and its watch once the server has one child per waiter plus the holder's.
+  for (std::size_t i = 0; i < waiters; ++i) queue.push_back(std::make_unique<lock>(waiter_client, directory));
+  const std::size_t heap_objects = heap_in_use();
+  // Every waiter started has its node and its watch once the server has one child per waiter plus the holder's.
   std::size_t children = 0;
-  const bool queued = run_until(io, [&] {
-    bool listed = false;
-    holder_client.async_get_children(directory, [&](std::error_code ec, const zkwire::children_result& r) {
-      if (!ec) children = r.children.size();
-      listed = true;
+  const auto all_queued = [&](std::size_t started) {
+    return run_until(io, [&] {
+      bool listed = false;
+      holder_client.async_get_children(directory, [&](std::error_code ec, const zkwire::children_result& r) {
+        if (!ec) children = r.children.size();
+        listed = true;
+      });
+      run_until(io, [&] { return listed; });
+      return children == started + 1 && waiter_client.pending_requests() == 0;
     });
-    run_until(io, [&] { return listed; });
-    return children == waiters + 1 && waiter_client.pending_requests() == 0;
-  });
-  if (!queued) return fail("the waiters did not all queue within 60 s");
+  };
+  for (std::size_t started = 0; started < waiters;) {
+    const std::size_t end = std::min(waiters, started + batch);
+    for (; started < end; ++started) queue[started]->async_acquire([&](std::error_code) { ++completed; });
+    if (!all_queued(started)) return fail("the waiters did not all queue within 60 s");
+  }
   const std::size_t heap_after = heap_in_use();
   const std::uint64_t allocations_after = zkwire::bench::heap_allocations();
 
   const double per_waiter_bytes = static_cast<double>(heap_after - heap_before) / static_cast<double>(waiters);
   const double per_waiter_allocations =
       static_cast<double>(allocations_after - allocations_before) / static_cast<double>(waiters);
+  const double per_object_bytes = static_cast<double>(heap_objects - heap_before) / static_cast<double>(waiters);
   std::printf(
-      "waiters %zu: client heap %zu -> %zu bytes, %.0f bytes per waiter (including the lock object), "
-      "%.1f allocations per waiter while queueing\n",
-      waiters, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations);
+      "waiters %zu (started %zu at a time): client heap %zu -> %zu bytes, %.0f bytes per waiter (including the lock "
+      "object), "
+      "%.1f allocations per waiter while queueing\n"
+      "  of which the lock object %.0f bytes, the pending acquire (task, node, watch, request state) %.0f bytes\n",
+      waiters, batch, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations, per_object_bytes,
+      per_waiter_bytes - per_object_bytes);
 
   // Clean up: the waiters give up (their nodes are deleted in the background), the holder releases.
   queue.clear();

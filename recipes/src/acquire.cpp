@@ -94,7 +94,7 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 
 namespace {
 
-class acquire_task {
+class acquire_task : public std::enable_shared_from_this<acquire_task> {
  public:
   acquire_task(std::shared_ptr<lock_impl> self, std::shared_ptr<attempt> a)
       : self_(std::move(self)), a_(std::move(a)), link_(self_->link()), dir_(self_->directory()) {
@@ -106,8 +106,20 @@ class acquire_task {
   acquire_task(acquire_task&&) = delete;
   acquire_task& operator=(acquire_task&&) = delete;
 
+  // Starts (or, after it parked, resumes) the task on the lock's executor.
+  static void launch(std::shared_ptr<acquire_task> task) {
+    const auto executor = task->self_->executor();
+    asio::co_spawn(
+        executor, [](std::shared_ptr<acquire_task> t) -> asio::awaitable<void> { co_await t->run(); }(std::move(task)),
+        asio::detached);
+  }
+
+  // From the start, or from the listing after a wakeup: the task keeps its state (node, prefix, watch) in members
+  // and nothing on coroutine frames while it is parked.
   asio::awaitable<void> run() {
+    parked_ = false;
     const std::error_code failure = co_await acquire();
+    if (parked_) co_return;  // resumed by the next wakeup
     if (failure) self_->give_up(a_, failure);
     // Not held (or held too late: the caller gave up meanwhile): nothing may be left behind.
     if (node_) {
@@ -116,7 +128,7 @@ class acquire_task {
     }
     // A blocker watch that never fired would stay registered (in the client and the server) as long as that
     // contender holds: a try-lock loop against a long-held lock would grow without bound. Remove it.
-    if (armed_watch_ && !*armed_watch_->fired) {
+    if (armed_watch_ && !armed_watch_->fired) {
       auto remove = remove_data_watches(link_, armed_watch_->path);
       co_await std::move(remove);
     }
@@ -127,31 +139,13 @@ class acquire_task {
     prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
   }
 
-  // What is left of the acquire's timeout, as the deadline of its next request (docs/protocol.md#deadlines), so
-  // that a server that stops answering without dropping the connection cannot hold the acquire past it; nullopt
-  // without a timeout (the client's request_timeout then applies).
-  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
-    client* c = link_->get();
-    if (a_->until == proto::time_point::max() || c == nullptr) return std::nullopt;
-    return std::max<std::chrono::nanoseconds>(a_->until - c->clock()->now(), std::chrono::nanoseconds::zero());
-  }
-
-  // Starts a request with `start(token)`, bounded by remaining().
+  // The acquire's limit on its requests (acquire_deadline.hpp).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const { return a_->limits.remaining(link_->get()); }
   template <class Start>
   [[nodiscard]] auto bounded(Start start) const {
-    if (auto left = remaining()) return start(with_timeout(*left, tuple_awaitable));
-    return start(tuple_awaitable);
+    return a_->limits.bounded(link_->get(), std::move(start));
   }
-
-  // A request of the acquire ran out of time and so did the acquire: its timeout has passed, or it is a try-once
-  // acquire (timeout 0, bounded by the client's request_timeout). Otherwise a request timeout is retried like a
-  // connection loss (the client's request_timeout is shorter than the acquire's).
-  [[nodiscard]] bool out_of_time(std::error_code ec) const {
-    if (ec != client_error::operation_timeout) return false;
-    if (a_->try_once) return true;
-    client* c = link_->get();
-    return a_->until != proto::time_point::max() && (c == nullptr || c->clock()->now() >= a_->until);
-  }
+  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a_->limits.out_of_time(ec, link_->get()); }
 
   // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
   // up), or an error ends the acquire.
@@ -160,10 +154,12 @@ class acquire_task {
     for (;;) {
       if (a_->abandoned) co_return std::error_code{};
       if (link_->get() == nullptr) co_return make_error_code(client_error::closed);
+      if (session_end_) co_return session_end_;
       if (!node_) {
         auto created = co_await create_node();
         if (created.error) co_return created.error;
         if (!node_) continue;  // retry (directory recreated, unknown outcome resolved as "not created", new guid)
+        std::string().swap(prefix_);  // only a create needs it (a waiter would keep it for nothing); see forget_node()
         children = std::move(created.children);
         continue;  // re-check abandonment before using the node
       }
@@ -199,8 +195,9 @@ class acquire_task {
         if (self_->grant(a_, *node_)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
-      if (a_->try_once) co_return make_error_code(lock_errc::timeout);
+      if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
+      if (parked_) co_return std::error_code{};
     }
   }
 
@@ -250,32 +247,19 @@ class acquire_task {
     // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
-    auto fired = std::make_shared<bool>(false);
-    // The session's end reaches a waiter only as its watch's final delivery (no request of ours is pending). The
-    // acquire ends with it: the client may already run a new session, and the node we wait with belongs to the old
-    // one, which the server may keep alive until it expires (after auth_failed it does).
-    auto ended = std::make_shared<std::error_code>();
-    watch_callback on_change = [weak_self = std::weak_ptr<lock_impl>(self_), weak_attempt = std::weak_ptr<attempt>(a_),
-                                fired, ended](const watch_event& e) {
-      *fired = true;
-      if (is_session_fatal(e.error)) *ended = e.error;
-      auto a = weak_attempt.lock();
-      if (!a) return;
-      // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
-      // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
-      if (!e.error && e.type != event_type::data_watch_removed) {
-        if (auto self = weak_self.lock()) self->count_wakeup();
-      }
-      a->wake.set();
+    // A small capture (the client keeps one callback per waiter): the task, and which of its watches this is.
+    const std::uint64_t serial = ++watch_serial_;
+    watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
+      if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
-    armed_watch_ = blocker_watch{child_path(dir_, blocker), fired};
+    armed_watch_ = blocker_watch{child_path(dir_, blocker), serial, false};
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
     auto watched_get =
         bounded([&](auto token) { return c->async_get(armed_watch_->path, std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
-    if (ec) *fired = true;  // not armed
+    if (ec) armed_watch_->fired = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
     if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
     if (is_connection_loss(ec)) {
@@ -284,8 +268,19 @@ class acquire_task {
       co_return wait_ec;
     }
     if (ec) co_return ec;
-    co_await a_->wake.wait();
-    co_return *ended;
+    // Wait without a coroutine: with many waiters their frames would be most of the memory they take. The blocker's
+    // watch, a timeout, a cancellation or the lock's destruction sets the wakeup, which starts run() again.
+    parked_ = a_->wake.park([task = shared_from_this()]() mutable { launch(std::move(task)); });
+    co_return std::error_code{};
+  }
+
+  void on_blocker_event(std::uint64_t serial, const watch_event& e) {
+    if (armed_watch_ && armed_watch_->serial == serial) armed_watch_->fired = true;
+    if (is_session_fatal(e.error)) session_end_ = e.error;
+    // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
+    // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
+    if (!e.error && e.type != event_type::data_watch_removed) self_->count_wakeup();
+    a_->wake.set();
   }
 
   void forget_node() {
@@ -296,25 +291,28 @@ class acquire_task {
   std::shared_ptr<lock_impl> self_;
   std::shared_ptr<attempt> a_;
   link_ptr link_;
-  std::string dir_;
+  const std::string& dir_;  // the lock's (self_ keeps it alive)
   std::string prefix_;
   std::optional<owned_node> node_;
   // The last blocker watched, and whether its watch has fired (or was never armed).
   struct blocker_watch {
     std::string path;
-    std::shared_ptr<bool> fired;
+    std::uint64_t serial = 0;
+    bool fired = false;
   };
+  std::uint64_t watch_serial_ = 0;
+  // The session's end reaches a waiter only as its blocker watch's final delivery (no request of ours is pending).
+  // The acquire ends with it: the client may already run a new session, and our node belongs to the old one, which
+  // the server may keep alive until it expires (after auth_failed it does).
+  std::error_code session_end_;
   std::optional<blocker_watch> armed_watch_;
+  bool parked_ = false;  // waiting for a_->wake: the coroutines end, the wakeup starts run() again
 };
 
 }  // namespace
 
 void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a) {
-  auto task = std::make_shared<acquire_task>(impl, a);
-  asio::co_spawn(
-      impl->executor(),
-      [](std::shared_ptr<acquire_task> t) -> asio::awaitable<void> { co_await t->run(); }(std::move(task)),
-      asio::detached);
+  acquire_task::launch(std::make_shared<acquire_task>(impl, a));
 }
 
 }  // namespace zkwire::recipes::detail

@@ -15,7 +15,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       directory_(std::move(directory)),
       kind_(kind),
       options_(std::move(options)),
-      metrics_(options_.metrics, clock_, directory_, kind_) {
+      metrics_(options_.metrics, *clock_, directory_, kind_) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -39,22 +39,11 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
-    auto a = std::make_shared<attempt>(executor_);
+    auto a = std::make_shared<attempt>();
     a->id = id;
     a->done = std::move(done);
-    a->try_once = timeout.count() == 0;
     current_ = a;
-    if (timeout.count() > 0) {
-      // Weak both ways: the attempt owns its wakeup, and the lock may go first.
-      a->deadline = clock_->make_wakeup(
-          executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this()), weak_attempt = std::weak_ptr<attempt>(a)] {
-            auto self = weak.lock();
-            auto timed_out = weak_attempt.lock();
-            if (self && timed_out) self->give_up(timed_out, lock_errc::timeout);
-          });
-      a->until = clock_->now() + timeout;
-      a->deadline->expires_at(a->until);
-    }
+    start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_acquire(shared_from_this(), a);

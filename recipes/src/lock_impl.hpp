@@ -13,6 +13,7 @@
 #include <string>
 #include <system_error>
 
+#include "acquire_deadline.hpp"
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
 #include "metrics_recorder.hpp"
@@ -37,16 +38,13 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 // One call of async_acquire, shared by the lock and the task running it: the task outlives the call when it has
 // to clean up after a timeout or cancellation.
 struct attempt {
-  explicit attempt(const asio::any_io_executor& executor) : wake(executor) {}
+  attempt() = default;
   std::uint64_t id = 0;
   completion_ptr<> done;             // the caller's handler, until completed
   bool abandoned = false;            // the caller got its answer (or gave up): clean up and stop
-  bool try_once = false;             // timeout 0
-  wake_event wake;                   // a watched blocker changed, or the caller gave up
+  resume_event wake;                 // a watched blocker changed, or the caller gave up (resumes a parked task)
   std::unique_ptr<wakeup> deadline;  // the acquire's timeout, on the client's clock; null without one
-  // The same time as a deadline for the acquire's requests (docs/protocol.md#deadlines); max() without a timeout
-  // (then the client's request_timeout applies, and bounds a try-once acquire).
-  proto::time_point until = proto::time_point::max();
+  acquire_deadline limits;           // the same limit, for the acquire's requests
 };
 
 class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_monitor {

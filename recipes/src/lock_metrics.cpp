@@ -66,7 +66,25 @@ std::uint64_t lock_metrics_snapshot::losses_total() const noexcept {
 
 lock_metrics_snapshot lock_metrics::snapshot() const {
   const std::lock_guard guard(mutex_);
-  return counters_;
+  lock_metrics_snapshot s;
+  s.acquisitions = counts_.acquisitions;
+  s.timeouts = counts_.timeouts;
+  s.cancellations = counts_.cancellations;
+  s.failures = counts_.failures;
+  s.releases = counts_.releases;
+  s.losses = counts_.losses;
+  s.wakeups = counts_.wakeups;
+  s.queue_position = counts_.queue_position;
+  if (durations_) {
+    s.wait_time = durations_->wait_time;
+    s.hold_time = durations_->hold_time;
+  }
+  return s;
+}
+
+lock_metrics::duration_histograms& lock_metrics::durations() {
+  if (!durations_) durations_ = std::make_unique<duration_histograms>();
+  return *durations_;
 }
 
 void lock_metrics::record(const lock_metric_record& r) {
@@ -75,25 +93,25 @@ void lock_metrics::record(const lock_metric_record& r) {
     const std::lock_guard guard(mutex_);
     switch (r.event) {
       case lock_metric_event::acquired:
-        ++counters_.acquisitions;
-        observe(counters_.wait_time, duration_bounds, seconds);
+        ++counts_.acquisitions;
+        observe(durations().wait_time, duration_bounds, seconds);
         break;
       case lock_metric_event::timeout:
-        ++counters_.timeouts;
+        ++counts_.timeouts;
         break;
       case lock_metric_event::cancelled:
-        ++counters_.cancellations;
+        ++counts_.cancellations;
         break;
       case lock_metric_event::failed:
-        ++counters_.failures;
+        ++counts_.failures;
         break;
       case lock_metric_event::lost:
-        ++counters_.losses.at(static_cast<std::size_t>(r.loss));
-        observe(counters_.hold_time, duration_bounds, seconds);
+        ++counts_.losses.at(static_cast<std::size_t>(r.loss));
+        observe(durations().hold_time, duration_bounds, seconds);
         break;
       case lock_metric_event::released:
-        ++counters_.releases;
-        observe(counters_.hold_time, duration_bounds, seconds);
+        ++counts_.releases;
+        observe(durations().hold_time, duration_bounds, seconds);
         break;
     }
   }
@@ -102,12 +120,12 @@ void lock_metrics::record(const lock_metric_record& r) {
 
 void lock_metrics::record_enqueued(std::size_t ahead) {
   const std::lock_guard guard(mutex_);
-  observe(counters_.queue_position, position_bounds, static_cast<double>(ahead));
+  observe(counts_.queue_position, position_bounds, static_cast<double>(ahead));
 }
 
 void lock_metrics::record_wakeup() {
   const std::lock_guard guard(mutex_);
-  ++counters_.wakeups;
+  ++counts_.wakeups;
 }
 
 }  // namespace zkwire::recipes

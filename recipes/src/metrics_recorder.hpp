@@ -17,19 +17,20 @@ namespace zkwire::recipes::detail {
 
 class metrics_recorder {
  public:
-  metrics_recorder(std::shared_ptr<lock_metrics> shared, std::shared_ptr<zkwire::clock> clock, std::string directory,
+  // `clock` and `directory` are the owner's (a lock object per waiter: no copies), and outlive the recorder.
+  metrics_recorder(std::shared_ptr<lock_metrics> shared, const zkwire::clock& clock, const std::string& directory,
                    lock_kind kind)
       : own_(std::make_shared<lock_metrics>()),
         shared_(std::move(shared)),
-        clock_(std::move(clock)),
-        directory_(std::move(directory)),
+        clock_(clock),
+        directory_(directory),
         kind_(kind) {}
 
   [[nodiscard]] const std::shared_ptr<lock_metrics>& own() const noexcept { return own_; }
 
   // An acquire call starts waiting.
   void acquire_started() {
-    acquire_start_ = clock_->now();
+    acquire_start_ = clock_.now();
     queue_position_.reset();
   }
   // The first listing after our node was created showed `ahead` contenders before it.
@@ -41,7 +42,7 @@ class metrics_recorder {
   }
   // The acquire call is answered: granted (empty `ec`) or not.
   void acquire_ended(std::error_code ec) {
-    const auto now = clock_->now();
+    const auto now = clock_.now();
     lock_metric_record r = make(lock_metric_event::acquired, now - acquire_start_);
     r.queue_position = queue_position_;
     if (!ec) {
@@ -59,7 +60,7 @@ class metrics_recorder {
   // The hold ends: released (empty `lost_reason`) or lost.
   void hold_ended(std::error_code lost_reason) {
     lock_metric_record r =
-        make(lost_reason ? lock_metric_event::lost : lock_metric_event::released, clock_->now() - hold_start_);
+        make(lost_reason ? lock_metric_event::lost : lock_metric_event::released, clock_.now() - hold_start_);
     if (lost_reason) {
       r.error = lost_reason;
       r.loss = classify_loss(lost_reason);
@@ -87,8 +88,8 @@ class metrics_recorder {
 
   std::shared_ptr<lock_metrics> own_;
   std::shared_ptr<lock_metrics> shared_;
-  std::shared_ptr<zkwire::clock> clock_;
-  std::string directory_;
+  const zkwire::clock& clock_;
+  const std::string& directory_;
   lock_kind kind_;
   proto::time_point acquire_start_{};
   proto::time_point hold_start_{};

@@ -10,6 +10,7 @@
 #include <asio/use_awaitable.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -69,7 +70,8 @@ class semaphore_task {
 
   // Takes the mutex, then one lease; gives the mutex back either way.
   asio::awaitable<std::error_code> acquire_one() {
-    auto take_mutex = mutex_->async_acquire(a_->try_once ? std::chrono::milliseconds(0) : std::chrono::milliseconds(-1),
+    // The mutex's acquire ends with ours: its requests carry what is left of our limit as their deadline.
+    auto take_mutex = mutex_->async_acquire(a_->limits.nested_timeout(link_->get()),
                                             asio::bind_cancellation_slot(a_->stop_mutex.slot(), tuple_awaitable));
     auto [mutex_ec] = co_await std::move(take_mutex);
     if (a_->abandoned) co_return std::error_code{};  // run() gives the mutex up if it was granted meanwhile
@@ -86,18 +88,15 @@ class semaphore_task {
     for (;;) {
       if (a_->abandoned) co_return std::error_code{};
       if (link_->get() == nullptr) co_return make_error_code(client_error::closed);
+      if (a_->session_end) co_return a_->session_end;
       if (!node_) {
         auto created = create_lease();
         if (auto ec = co_await std::move(created)) co_return ec;
         continue;  // re-check abandonment (and retry when nothing was created)
       }
-      client* c = link_->get();
-      if (c == nullptr) co_return make_error_code(client_error::closed);
-      watch_callback on_change = [weak_attempt = std::weak_ptr<lease_attempt>(a_)](const watch_event&) {
-        if (auto a = weak_attempt.lock()) a->wake.set();
-      };
-      auto listing = c->async_get_children(leases_dir_, std::move(on_change), tuple_awaitable);
+      auto listing = list_leases();
       auto [ec, listed] = co_await std::move(listing);
+      if (a_->limits.out_of_time(ec, link_->get())) co_return make_error_code(lock_errc::timeout);
       if (is_connection_loss(ec)) {
         auto connected = wait_connected(link_);
         if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
@@ -119,9 +118,30 @@ class semaphore_task {
         new_guid();
         co_return std::error_code{};
       }
-      if (a_->try_once) co_return make_error_code(lock_errc::timeout);
+      if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
       co_await a_->wake.wait();
     }
+  }
+
+  // Lists the leases, bounded by our limit. A try-once acquire does not wait for a change, so it sets no watch (its
+  // request is bounded by the client's request_timeout). Otherwise the listing sets a child watch; should it time
+  // out after the server registered that watch, the session engine removes it when the late reply arrives.
+  asio::awaitable<std::tuple<std::error_code, children_result>> list_leases() {
+    client* c = link_->get();
+    if (c == nullptr) co_return std::tuple{make_error_code(client_error::closed), children_result{}};
+    if (a_->limits.try_once) {
+      auto listing = a_->limits.bounded(c, [&](auto token) { return c->async_get_children(leases_dir_, token); });
+      co_return co_await std::move(listing);
+    }
+    watch_callback on_change = [weak_attempt = std::weak_ptr<lease_attempt>(a_)](const watch_event& e) {
+      auto a = weak_attempt.lock();
+      if (!a) return;
+      if (is_session_fatal(e.error)) a->session_end = e.error;
+      a->wake.set();
+    };
+    auto listing = a_->limits.bounded(
+        c, [&](auto token) { return c->async_get_children(leases_dir_, std::move(on_change), std::move(token)); });
+    co_return co_await std::move(listing);
   }
 
   // Creates our lease node (node_ set when created); an empty error with node_ unset means "try again".
@@ -131,8 +151,13 @@ class semaphore_task {
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->options().acl;
-    auto create = c->async_create(child_path(leases_dir_, prefix_), self_->options().data, options, tuple_awaitable);
+    auto create = a_->limits.bounded(c, [&](auto token) {
+      return c->async_create(child_path(leases_dir_, prefix_), self_->options().data, options, token);
+    });
     auto [ec, created] = co_await std::move(create);
+    // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no limit:
+    // it is cleanup) finds the node if the server applied the create, for run() to delete.
+    if (a_->limits.out_of_time(ec, link_->get())) self_->give_up(a_, lock_errc::timeout);
     if (!ec) {
       node_ = owned_node{created.path, created.path.substr(created.path.rfind('/') + 1), created.stat.czxid,
                          created.stat.ephemeral_owner};

@@ -11,7 +11,7 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
       path_(std::move(path)),
       max_leases_(max_leases),
       options_(std::move(options)),
-      metrics_(options_.metrics, clock_, path_, lock_kind::exclusive) {
+      metrics_(options_.metrics, *clock_, path_, lock_kind::exclusive) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -36,18 +36,8 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
     a->id = id;
     a->count = count;
     a->done = std::move(done);
-    a->try_once = timeout.count() == 0;
     current_ = a;
-    if (timeout.count() > 0) {
-      // Weak both ways: the attempt owns its wakeup, and the semaphore may go first.
-      a->deadline = clock_->make_wakeup(executor_, [weak = std::weak_ptr<semaphore_impl>(shared_from_this()),
-                                                    weak_attempt = std::weak_ptr<lease_attempt>(a)] {
-        auto self = weak.lock();
-        auto timed_out = weak_attempt.lock();
-        if (self && timed_out) self->give_up(timed_out, lock_errc::timeout);
-      });
-      a->deadline->expires_at(clock_->now() + timeout);
-    }
+    start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_semaphore_acquire(shared_from_this(), a);

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "acquire_deadline.hpp"
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
 #include "lock_impl.hpp"
@@ -30,10 +31,13 @@ struct lease_attempt {
   std::int32_t count = 1;
   completion_ptr<> done;                 // the caller's handler, until completed
   bool abandoned = false;                // the caller got its answer (or gave up): clean up and stop
-  bool try_once = false;                 // timeout 0
   wake_event wake;                       // the leases changed, or the caller gave up
   std::unique_ptr<wakeup> deadline;      // the acquire's timeout, on the client's clock; null without one
+  acquire_deadline limits;               // the same limit, for the acquire's requests and its mutex's acquire
   asio::cancellation_signal stop_mutex;  // ends a pending acquire of the mutex when the caller gives up
+  // The session's end, as the leases watch's final delivery reported it: the acquire ends with it (our lease node
+  // belongs to that session, which the server may keep alive until it expires, after auth_failed for one).
+  std::error_code session_end;
 };
 
 class semaphore_impl : public std::enable_shared_from_this<semaphore_impl>, public hold_monitor {

@@ -9,6 +9,8 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <chrono>
+#include <functional>
+#include <utility>
 
 namespace zkwire::recipes::detail {
 
@@ -30,6 +32,36 @@ class wake_event {
 
  private:
   asio::steady_timer timer_;
+  bool set_ = false;
+};
+
+// The same level-triggered wakeup for a task that does not stay suspended while it waits: instead of waiting it
+// parks how to start it again and ends its coroutines, so a waiter keeps no coroutine frames (nor a timer) alive.
+// set() from any callback on the executor runs the parked resumption (which must only post or spawn: it runs inside
+// the caller of set()), or is remembered for the next park().
+class resume_event {
+ public:
+  void set() {
+    if (resume_) {
+      auto resume = std::move(resume_);
+      resume_ = nullptr;
+      resume();
+    } else {
+      set_ = true;
+    }
+  }
+  // True: parked, `resume` runs on the next set(). False: it was set already (now cleared): go on at once.
+  [[nodiscard]] bool park(std::function<void()> resume) {
+    if (set_) {
+      set_ = false;
+      return false;
+    }
+    resume_ = std::move(resume);
+    return true;
+  }
+
+ private:
+  std::function<void()> resume_;
   bool set_ = false;
 };
 

@@ -4,9 +4,13 @@
 // node that every exclusive holder, on both sides, reads, waits on and writes back with the version it read: a
 // write by anyone else in between fails (BadVersion). Readers check the counter does not change while they hold.
 // The zkwire side must also have waited for the other side at least once (the two really contended).
+// InterProcessSemaphoreV2 (curator/CuratorSemaphoreWorker.java) and zkwire::recipes::semaphore share one semaphore:
+// every holder on both sides adds itself to a holders count node while it holds a lease; a count above the leases
+// is an overlap, and the count must have reached the number of leases (the oracle saw them all taken at once).
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -25,6 +29,7 @@ namespace {
 using asio::use_awaitable;
 using recipes::lock;
 using recipes::read_write_lock;
+using recipes::semaphore;
 using test::run_co;
 using test::tuple_awaitable;
 using namespace std::chrono_literals;
@@ -43,8 +48,9 @@ class lock_curator_test : public test::standalone_test {
       if (javac.find('/') == std::string::npos || !std::filesystem::exists("/usr/share/java/curator-recipes.jar")) {
         return std::filesystem::path();
       }
-      const auto out = test::run_process(
-          {javac, "-d", classes.path().string(), "-cp", curator_classpath, ZKWIRE_CURATOR_WORKER_SOURCE}, {}, 180s);
+      const auto out = test::run_process({javac, "-d", classes.path().string(), "-cp", curator_classpath,
+                                          ZKWIRE_CURATOR_WORKER_SOURCE, ZKWIRE_CURATOR_SEMAPHORE_WORKER_SOURCE},
+                                         {}, 180s);
       EXPECT_EQ(out.status, 0) << out.err;
       return out.status == 0 ? classes.path() : std::filesystem::path();
     }();
@@ -56,14 +62,19 @@ class lock_curator_test : public test::standalone_test {
     ZKWIRE_REQUIRE(!worker_classes().empty(), "javac or Debian's libcurator-*-java (scripts/setup installs them)");
   }
 
-  // The Curator worker, its stdout and stderr in files of the test's scratch directory (read by finish()).
+  // A Curator worker class with `args` after the connect string, its stdout and stderr in files of the test's
+  // scratch directory named after `run` (read by finish()).
+  [[nodiscard]] std::unique_ptr<test::child_process> start_java(const std::string& worker, const std::string& run,
+                                                                const std::vector<std::string>& args) {
+    const std::string cp = worker_classes().string() + ":" + curator_classpath;
+    std::vector<std::string> argv{test::find_on_path("java"), "-Xmx128m", "-cp", cp, worker, connect_string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return std::make_unique<test::child_process>(test::child_process::spawn(
+        argv, test::child_stdio{scratch_.path() / (run + ".out"), scratch_.path() / (run + ".err"), {}}));
+  }
   [[nodiscard]] std::unique_ptr<test::child_process> start_curator(const std::string& mode, const std::string& dir,
                                                                    const std::string& counter, int rounds) {
-    const std::string cp = worker_classes().string() + ":" + curator_classpath;
-    return std::make_unique<test::child_process>(test::child_process::spawn(
-        {test::find_on_path("java"), "-Xmx128m", "-cp", cp, "CuratorLockWorker", connect_string(), mode, dir, counter,
-         std::to_string(rounds), "5"},
-        test::child_stdio{scratch_.path() / (mode + ".out"), scratch_.path() / (mode + ".err"), {}}));
+    return start_java("CuratorLockWorker", mode, {mode, dir, counter, std::to_string(rounds), "5"});
   }
   test::temp_dir scratch_{"zkwire-curator-run-"};
 };
@@ -191,6 +202,88 @@ TEST_F(lock_curator_test, InterProcessReadWriteLockAndZkwireReadWriteLockShareTh
     auto got = co_await c->async_get(counter, use_awaitable);
     EXPECT_EQ(got.data, std::to_string(t.exclusive_grants + (curator_rounds + 2) / 3));
     EXPECT_TRUE((co_await test::children_of(*c, dir)).empty());
+  }());
+}
+
+// Adds `delta` to the holders count (a compare-and-set on its version, retried: other holders may be inside too) and
+// returns the count written.
+asio::awaitable<long long> add_holders(client& c, const std::string& holders, long long delta) {
+  for (;;) {
+    auto get = c.async_get(holders, tuple_awaitable);
+    auto [get_ec, got] = co_await std::move(get);
+    if (get_ec) throw std::system_error(get_ec);
+    const long long value = std::stoll(got.data) + delta;
+    auto set = c.async_set(holders, std::to_string(value), got.stat.version, tuple_awaitable);
+    auto [set_ec, unused] = co_await std::move(set);
+    if (!set_ec) co_return value;
+    if (set_ec != server_error::bad_version) throw std::system_error(set_ec);
+  }
+}
+
+struct lease_tally {
+  int grants = 0;
+  int violations = 0;
+  long long max_holders = 0;
+};
+
+TEST_F(lock_curator_test, InterProcessSemaphoreV2AndZkwireSemaphoreShareTheLeases) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string());
+  const std::string path = root() + "/semaphores/shared";
+  const std::string holders = root() + "/holders";
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await c->async_create(root(), "", use_awaitable);
+    co_await c->async_create(holders, "0", use_awaitable);
+  }());
+  constexpr std::int32_t max_leases = 2;
+  constexpr int curator_rounds = 15;
+  constexpr int curator_threads = 2;
+  auto curator = start_java("CuratorSemaphoreWorker", "semaphore",
+                            {path, std::to_string(max_leases), holders, std::to_string(curator_rounds),
+                             std::to_string(curator_threads), "20"});
+  lease_tally t;
+  constexpr std::size_t zkwire_contenders = 3;
+  std::vector<std::unique_ptr<semaphore>> semaphores;
+  semaphores.reserve(zkwire_contenders);
+  for (std::size_t i = 0; i < zkwire_contenders; ++i) {
+    semaphores.push_back(std::make_unique<semaphore>(*c, path, max_leases));
+  }
+  std::vector<asio::awaitable<void>> tasks;
+  tasks.reserve(zkwire_contenders);
+  for (auto& s : semaphores) {
+    // Until the Curator program is done (and at least 10 rounds): both sides contend the whole time.
+    tasks.push_back([](semaphore& zs, client& zc, std::string count, lease_tally& tt,
+                       test::child_process& java) -> asio::awaitable<void> {
+      for (int round = 0; round < 10 || java.running(); ++round) {
+        co_await zs.async_acquire(60s, use_awaitable);
+        ++tt.grants;
+        const long long inside = co_await add_holders(zc, count, 1);
+        tt.max_holders = std::max(tt.max_holders, inside);
+        if (inside > zs.max_leases()) {
+          ++tt.violations;
+          ADD_FAILURE() << inside << " holders of " << zs.max_leases() << " leases";
+        }
+        co_await test::sleep_for(20ms);
+        co_await add_holders(zc, count, -1);
+        co_await zs.async_release(use_awaitable);
+      }
+    }(*s, *c, holders, t, *curator));
+  }
+  test::run_all(io, std::move(tasks), 240s);
+  const auto out = curator->finish(60s);
+  EXPECT_EQ(out.status, 0) << out.out << out.err;
+  const std::string expected = "grants=" + std::to_string(curator_rounds * curator_threads) + " violations=0 max=";
+  const auto at = out.out.find(expected);
+  ASSERT_NE(at, std::string::npos) << out.out;
+  const long long curator_max = std::stoll(out.out.substr(at + expected.size()));
+  EXPECT_EQ(t.violations, 0);
+  EXPECT_GT(t.grants, 0);
+  // The count reached the number of leases: the oracle saw every lease taken at once, so it would have seen more.
+  EXPECT_EQ(std::max(t.max_holders, curator_max), max_leases);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    auto got = co_await c->async_get(holders, use_awaitable);
+    EXPECT_EQ(got.data, "0");
+    EXPECT_TRUE((co_await test::children_of(*c, path + "/leases")).empty());
   }());
 }
 

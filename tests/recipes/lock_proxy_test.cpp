@@ -13,6 +13,7 @@
 #include <string>
 
 #include "lock_test_support.hpp"
+#include "proxy_test_support.hpp"
 #include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 
@@ -31,10 +32,8 @@ class lock_proxy_test : public test::standalone_test {
  protected:
   void SetUp() override {
     standalone_test::SetUp();
-    faults::proxy_options options;
-    options.upstream_port = cluster().client_port(0);
-    proxy_ = std::make_unique<faults::proxy>(io_.get_executor(), options);
-    ASSERT_FALSE(proxy_->listen());
+    proxy_ = test::start_proxy(io_, cluster().client_port(0));
+    ASSERT_TRUE(proxy_);
     admin_ = test::new_client(io_, connect_string());
     client_ = test::new_client(io_, proxy_->address());
     dir_ = root() + "/lock";

@@ -143,6 +143,7 @@ using zkwire::detail::completion_ptr;
 using zkwire::detail::make_completion;
 
 class lock_impl;
+class keeper_core;
 using lock_ptr = std::shared_ptr<lock_impl>;
 using lock_weak_ptr = std::weak_ptr<lock_impl>;
 
@@ -411,6 +412,7 @@ class lock {
 
  private:
   friend class read_write_lock;
+  friend class detail::keeper_core;
   explicit lock(detail::lock_ptr impl) : impl_(std::move(impl)) {}
 
   detail::lock_ptr impl_;

@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -152,8 +153,27 @@ class lock_metrics {
   void record_wakeup();
 
  private:
+  struct counts {
+    std::uint64_t acquisitions = 0;
+    std::uint64_t timeouts = 0;
+    std::uint64_t cancellations = 0;
+    std::uint64_t failures = 0;
+    std::uint64_t releases = 0;
+    std::array<std::uint64_t, loss_reason_count> losses{};
+    std::uint64_t wakeups = 0;
+    position_histogram queue_position;
+  };
+  // Made with their first sample (a grant): every lock object has its metrics, and one that has not held yet (a
+  // waiter among many) does not pay for these.
+  struct duration_histograms {
+    duration_histogram wait_time;
+    duration_histogram hold_time;
+  };
+  duration_histograms& durations();  // under mutex_
+
   mutable std::mutex mutex_;
-  lock_metrics_snapshot counters_;
+  counts counts_;
+  std::unique_ptr<duration_histograms> durations_;
   const lock_observer observer_;
 };
 

@@ -7,6 +7,7 @@
 #include "zkwire/recipes/contenders.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
+#include "zkwire/recipes/lock_keeper.hpp"
 #include "zkwire/recipes/lock_metrics.hpp"
 #include "zkwire/recipes/metrics_exposition.hpp"
 #include "zkwire/recipes/multi_lock.hpp"

@@ -152,6 +152,10 @@ class semaphore {
   // (count out of range), the session's end (client_error::session_expired, closed, server_error::auth_failed,
   // lock_errc::session_changed), server errors about the directories (no_auth, invalid_acl, ...),
   // client_error::invalid_path. Connection loss is not an error. After any error nothing is left behind.
+  // Deadlines as lock::async_acquire: the requests of the acquire (the mutex's included) carry what is left of
+  // `timeout` as their deadline, and a try-once acquire (0) is bounded by client_options::request_timeout (with none
+  // set, it waits for its round trips as long as the connection lasts). A lease create that ran out of time may
+  // still be applied: its node is found and deleted later.
   template <class CompletionToken>
   auto async_acquire(std::int32_t count, std::chrono::milliseconds timeout, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(detail::initiate_semaphore_acquire{impl_},
