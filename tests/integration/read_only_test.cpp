@@ -39,10 +39,14 @@ TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
   test::zk_cluster zk(read_only_ensemble());
   constexpr std::size_t survivor = 2;
 
-  // A session created read-write before the partition, on the member that will be left alone.
+  // A session created read-write before the partition, on the member that will be left alone (listed first, no
+  // shuffle). The others are listed too: when the quorum returns without the survivor (frozen below), the new
+  // quorum's session timers start afresh and this session expires unless it reaches one of them within its
+  // timeout (measured: with the survivor alone in its list it expired).
   client_options before_options;
-  before_options.connect_string = zk.address(survivor);
-  before_options.session_timeout = 4000ms;
+  before_options.connect_string = zk.address(survivor) + "," + zk.address(0) + "," + zk.address(1);
+  before_options.shuffle_hosts = false;
+  before_options.session_timeout = 10000ms;
   before_options.can_be_read_only = true;
   blocking_client before(before_options);
   const auto before_states = test::state_recorder::make();
@@ -119,8 +123,8 @@ TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
 
   // The survivor thaws, sees the quorum, leaves read-only mode and rejoins.
   zk.resume(survivor);
-  // ... and the session created before the partition resumes: the session timers start afresh with the new
-  // quorum (it was never served while read-only).
+  // The session created before the partition resumed (on a member of the new quorum, whose session timers
+  // started afresh; it was never served while read-only).
   EXPECT_TRUE(before_states->reaches(session_state::connected, 120s, back)) << before_states->text();
   EXPECT_EQ(before.session_id(), before_session);
   EXPECT_TRUE(before.exists("/ro/e").has_value());
