@@ -103,7 +103,8 @@ std::error_code parse_ensemble_config(std::string_view text, ensemble_config& ou
   ensemble_config config;
   std::size_t line_number = 0;
   const auto fail = [&](std::string_view line, const std::string& why) {
-    if (reason) *reason = "line " + std::to_string(line_number) + ": " + why + " in '" + std::string(line) + "'";
+    if (reason != nullptr)
+      *reason = "line " + std::to_string(line_number) + ": " + why + " in '" + std::string(line) + "'";
     return make_error_code(client_errc::invalid_ensemble_config);
   };
   while (!text.empty()) {

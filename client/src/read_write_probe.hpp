@@ -23,6 +23,7 @@
 
 namespace zkwire::detail {
 
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): final, owned by unique_ptr<read_write_probe> only
 class read_write_probe final : private transport_events {
  public:
   struct settings {
