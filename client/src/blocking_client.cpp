@@ -116,6 +116,14 @@ std::int64_t blocking_client::session_id() const {
   return impl_->observe([](const client& c) { return c.session_id(); });
 }
 
+std::optional<host_port> blocking_client::connected_host() const {
+  return impl_->observe([](const client& c) { return c.connected_host(); });
+}
+
+connect_string blocking_client::servers() const {
+  return impl_->observe([](const client& c) { return c.servers(); });
+}
+
 std::chrono::milliseconds blocking_client::session_timeout() const {
   return impl_->observe([](const client& c) { return c.session_timeout(); });
 }
@@ -225,6 +233,28 @@ void blocking_client::add_watch(const std::string& path, add_watch_mode mode, wa
 void blocking_client::remove_watches(const std::string& path, watcher_type type) {
   impl_->call<void>("removeWatches " + path,
                     [&](client& c, auto h) { c.async_remove_watches(path, type, std::move(h)); });
+}
+
+void blocking_client::check_watches(const std::string& path, watcher_type type) {
+  impl_->call<void>("check_watches " + path,
+                    [&](client& c, auto h) { c.async_check_watches(path, type, std::move(h)); });
+}
+
+get_result blocking_client::get_config() {
+  return impl_->call<get_result>("get_config", [](client& c, auto h) { c.async_get_config(std::move(h)); });
+}
+
+get_result blocking_client::get_config(watch_callback on_event) {
+  return impl_->call<get_result>("get_config",
+                                 [&](client& c, auto h) { c.async_get_config(std::move(on_event), std::move(h)); });
+}
+
+get_result blocking_client::reconfig(const std::optional<std::string>& joining,
+                                     const std::optional<std::string>& leaving,
+                                     const std::optional<std::string>& new_members, std::int64_t from_config) {
+  return impl_->call<get_result>("reconfig", [&](client& c, auto h) {
+    c.async_reconfig(joining, leaving, new_members, from_config, std::move(h));
+  });
 }
 
 std::vector<std::string> blocking_client::get_ephemerals(const std::string& prefix) {

@@ -16,8 +16,8 @@ asio::any_io_executor executor_of(const client_impl& impl) noexcept { return imp
 
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
                                 std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state,
-                                std::optional<std::chrono::nanoseconds> timeout) {
-  return impl.start_request(op, std::move(body), std::move(watch), std::move(op_state), timeout);
+                                std::optional<std::chrono::nanoseconds> timeout, bool server_path) {
+  return impl.start_request(op, std::move(body), std::move(watch), std::move(op_state), timeout, server_path);
 }
 
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,

@@ -3,8 +3,7 @@
 
 #include "client_impl.hpp"
 
-#include "acl_lists.hpp"
-
+#include <algorithm>
 #include <asio/error.hpp>
 #include <asio/post.hpp>
 #include <cinttypes>
@@ -13,6 +12,8 @@
 #include <utility>
 #include <variant>
 
+#include "acl_lists.hpp"
+#include "zkwire/client/ensemble_config.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/client/tls_options.hpp"
 
@@ -45,6 +46,13 @@ proto::session_config make_config(const client_options& options, const connect_s
   return config;
 }
 
+// follow_config's choices are drawn from std::mt19937_64(seed) (documented in client_options).
+std::uint64_t rebalance_seed(std::uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device device;
+  return (std::uint64_t{device()} << 32U) ^ device();
+}
+
 }  // namespace
 
 client_impl::client_impl(asio::any_io_executor executor, client_options options, connect_string servers)
@@ -52,17 +60,33 @@ client_impl::client_impl(asio::any_io_executor executor, client_options options,
       options_(std::move(options)),
       servers_(std::move(servers)),
       clock_(options_.clock ? options_.clock : steady_clock_source()),
+      factory_(options_.transport ? options_.transport
+               : options_.tls     ? make_tls_transport_factory(*options_.tls)
+                                  : transport_factory(make_tcp_transport)),
       engine_(make_config(options_, servers_)),
-      transport_(options_.transport ? options_.transport(executor_, *this)
-                 : options_.tls     ? make_tls_transport_factory(*options_.tls)(executor_, *this)
-                                    : make_tcp_transport(executor_, *this)),
+      transport_(factory_(executor_, *this)),
       // `this` is safe: the wakeup never fires once destroyed, and it is destroyed with this object.
-      timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })) {
+      timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })),
+      rebalance_rng_(rebalance_seed(options_.seed)) {
   if (!transport_) throw std::invalid_argument("client_options::transport returned no transport");
+  if (options_.follow_config && !servers_.chroot.empty()) {
+    throw std::invalid_argument("client_options::follow_config does not work with a chroot in the connect string");
+  }
+  if (options_.can_be_read_only && options_.read_write_probe_interval.count() > 0) {
+    read_write_probe::settings settings;
+    settings.first_interval = options_.read_write_probe_interval;
+    settings.max_interval = options_.read_write_probe_max_interval;
+    settings.attempt_timeout = std::max(options_.host_connect_timeout, std::chrono::milliseconds{1000});
+    // `this` is safe: the probe is destroyed first by the destructor and stopped by shutdown().
+    probe_ = std::make_unique<read_write_probe>(
+        executor_, factory_, clock_, settings, [this](std::size_t index) { on_read_write_server(index); },
+        [this](const std::string& message) { log(log_level::debug, [&] { return message; }); });
+  }
 }
 
 client_impl::~client_impl() {
-  // The transport and the timer go first: they must not report to a half-destroyed object.
+  // The probe, the transport and the timer go first: they must not report to a half-destroyed object.
+  probe_.reset();
   timer_.reset();
   transport_.reset();
 }
@@ -72,7 +96,7 @@ client_impl::~client_impl() {
 proto::request_id client_impl::start_request(proto::op_code op, proto::request_body body,
                                              std::optional<watch_registration> watch,
                                              std::unique_ptr<pending_op> op_state,
-                                             std::optional<std::chrono::nanoseconds> timeout) {
+                                             std::optional<std::chrono::nanoseconds> timeout, bool server_path) {
   ensure_started();
   const proto::watcher_id watcher = watch ? watchers_.add(std::move(*watch)) : 0;
   const proto::time_point at = now();
@@ -84,7 +108,7 @@ proto::request_id client_impl::start_request(proto::op_code op, proto::request_b
   } else if (options_.request_timeout.count() > 0) {
     deadline = at + options_.request_timeout;
   }
-  const auto id = engine_.submit(at, op, std::move(body), watcher, deadline);
+  const auto id = engine_.submit(at, op, std::move(body), watcher, deadline, !server_path);
   // The engine has encoded the request and left the body here (submit takes it by rvalue reference and moves
   // nothing out): a create's ACL list serves the next create.
   // NOLINTBEGIN(bugprone-use-after-move)
@@ -168,6 +192,7 @@ void client_impl::shutdown() noexcept {
     for (auto& [id, observer] : observers) {
       observer(state_event{engine_.state(), session_state::closed, proto::client_error::closed});
     }
+    if (probe_) probe_->stop();
     close_connection();
     timer_->cancel();
     waiters_.fail_all(proto::client_error::closed);
@@ -290,6 +315,20 @@ void client_impl::on_state(const proto::state_change& s) {
     if (s.reason) text += ": " + s.reason.message();
     return text;
   });
+  if (probe_) {
+    // Read-only: look for a read-write server in the background (docs/protocol.md#read-only); any other state
+    // ends the search (a new read-only connection starts it afresh, from the first interval).
+    const auto host = engine_.current_host();
+    if (s.to == session_state::connected_read_only && host) {
+      probe_->start(servers_.hosts, *host);
+    } else {
+      probe_->stop();
+    }
+  }
+  if (options_.follow_config && (s.to == session_state::connected || s.to == session_state::connected_read_only) &&
+      !config_reading_ && !config_watched_) {
+    read_config();
+  }
   if (listener_) {
     const state_listener listener = listener_;  // it may replace itself
     listener(state_event{s.from, s.to, s.reason});
@@ -304,6 +343,111 @@ void client_impl::on_state(const proto::state_change& s) {
     }
   }
   waiters_.resolve(s.to, engine_.session_error());
+}
+
+void client_impl::on_read_write_server(std::size_t index) {
+  if (life_ == lifecycle::shut_down || engine_.state() != session_state::connected_read_only) return;
+  const auto self = shared_from_this();
+  log(log_level::info,
+      [&] { return "read-write server found: " + to_string(servers_.hosts.at(index)) + "; moving the session there"; });
+  engine_.switch_host(now(), index, client_errc::read_write_server_found);
+  pump();
+}
+
+// --- following the ensemble's configuration -------------------------------------------------------------------
+
+namespace {
+
+// The completion of follow_config's read: back to the client, if it still exists.
+class config_read_op final : public pending_op {
+ public:
+  explicit config_read_op(std::weak_ptr<client_impl> owner, std::function<void(proto::completion&&)> done)
+      : owner_(std::move(owner)), done_(std::move(done)) {}
+  void complete(proto::completion&& c) override {
+    if (auto owner = owner_.lock()) done_(std::move(c));
+  }
+  void fail(std::error_code /*ec*/, bool /*post*/) override {}  // only at shutdown: nothing to follow any more
+
+ private:
+  std::weak_ptr<client_impl> owner_;
+  std::function<void(proto::completion&&)> done_;
+};
+
+}  // namespace
+
+void client_impl::read_config() {
+  config_reading_ = true;
+  const std::weak_ptr<client_impl> weak = weak_from_this();
+  // `this` is safe in `done`: config_read_op calls it only while the client exists.
+  auto op = std::make_unique<config_read_op>(weak, [this](proto::completion&& c) { on_config(std::move(c)); });
+  watch_registration watch{[weak](const watch_event& event) {
+                             if (auto self = weak.lock()) self->on_config_event(event);
+                           },
+                           nullptr};
+  start_request(proto::op_code::get_data, proto::get_data_request{std::string(client::config_path), true},
+                std::move(watch), std::move(op), std::nullopt, true);
+}
+
+void client_impl::on_config(proto::completion&& c) {
+  config_reading_ = false;
+  config_watched_ = c.watch_registered;
+  get_result result;
+  if (const auto ec = convert(std::move(c), result)) {
+    log(log_level::warning, [&] { return "reading the ensemble configuration failed: " + ec.message(); });
+    return;
+  }
+  apply_config(result.data);
+}
+
+void client_impl::on_config_event(const watch_event& event) {
+  config_watched_ = false;
+  if (event.error || life_ != lifecycle::running) return;  // the session ended: the next one reads it again
+  const auto state = engine_.state();
+  if (!config_reading_ && (state == session_state::connected || state == session_state::connected_read_only)) {
+    read_config();
+  }
+}
+
+std::optional<host_port> client_impl::current_host_port() const {
+  const auto index = engine_.current_host();
+  if (!index || *index >= servers_.hosts.size()) return std::nullopt;
+  return servers_.hosts[*index];
+}
+
+void client_impl::apply_config(const std::string& text) {
+  ensemble_config config;
+  std::string reason;
+  if (parse_ensemble_config(text, config, &reason)) {
+    log(log_level::warning, [&] { return "ignoring the ensemble configuration: " + reason; });
+    return;
+  }
+  std::vector<host_port> hosts = config.client_hosts();
+  if (hosts.empty()) {
+    log(log_level::warning, [] { return std::string("ignoring an ensemble configuration without client addresses"); });
+    return;
+  }
+  if (hosts == servers_.hosts) return;
+  const auto current = current_host_port();
+  const rebalance_choice choice = choose_host_after_reconfig(servers_.hosts, hosts, current, rebalance_rng_);
+  servers_.hosts = std::move(hosts);
+  log(log_level::info, [&] {
+    std::string line = "ensemble configuration";
+    if (config.version) line += " version " + hex_session(*config.version);
+    line += ": hosts ";
+    for (std::size_t i = 0; i < servers_.hosts.size(); ++i) {
+      if (i > 0) line += ',';
+      line += to_string(servers_.hosts[i]);
+    }
+    if (choice.move_to) line += "; moving to " + to_string(servers_.hosts[*choice.move_to]);
+    return line;
+  });
+  engine_.update_hosts(servers_.hosts.size(), choice.current);
+  if (choice.move_to) {
+    engine_.switch_host(now(), *choice.move_to, client_errc::ensemble_changed);
+  } else if (probe_ && probe_->running() && choice.current) {
+    probe_->start(servers_.hosts, *choice.current);
+  }
+  schedule_pump();
 }
 
 void client_impl::arm_timer() {

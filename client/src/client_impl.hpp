@@ -10,10 +10,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "handler_memory.hpp"
 #include "pending_ops.hpp"
+#include "read_write_probe.hpp"
 #include "waiters.hpp"
 #include "watch_callbacks.hpp"
 #include "zkwire/client/client.hpp"
@@ -34,8 +36,8 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
 
   // --- called by the adapters (on the client's executor) ---
   proto::request_id start_request(proto::op_code op, proto::request_body body, std::optional<watch_registration> watch,
-                                  std::unique_ptr<pending_op> op_state,
-                                  std::optional<std::chrono::nanoseconds> timeout);
+                                  std::unique_ptr<pending_op> op_state, std::optional<std::chrono::nanoseconds> timeout,
+                                  bool server_path = false);
   proto::request_id start_add_auth(std::string scheme, std::string credentials, std::unique_ptr<pending_op> op_state);
   void cancel(proto::request_id id);
   std::uint64_t start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state);
@@ -75,6 +77,13 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void expire_waiter(std::uint64_t id);
   void arm_timer();
   void on_timer();
+  void on_read_write_server(std::size_t index);
+  // client_options::follow_config: read /zookeeper/config with a watch, apply what it says.
+  void read_config();
+  void on_config(proto::completion&& c);
+  void on_config_event(const watch_event& event);
+  void apply_config(const std::string& text);
+  [[nodiscard]] std::optional<host_port> current_host_port() const;
 
   // The connection.
   void close_connection() noexcept;
@@ -91,10 +100,15 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   client_options options_;
   connect_string servers_;
   std::shared_ptr<clock> clock_;
+  transport_factory factory_;  // the session's transport and the read-write probe's
   proto::session engine_;
   std::unique_ptr<transport> transport_;
   std::unique_ptr<wakeup> timer_;
-  std::error_code last_tls_error_;  // of the last connection attempt, until one succeeds (tls_options.hpp)
+  std::unique_ptr<read_write_probe> probe_;  // with can_be_read_only and a probe interval
+  std::mt19937_64 rebalance_rng_;            // follow_config's choices
+  bool config_reading_ = false;              // follow_config: a read of the configuration is in flight
+  bool config_watched_ = false;              // ... its watch is armed
+  std::error_code last_tls_error_;           // of the last connection attempt, until one succeeds (tls_options.hpp)
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;

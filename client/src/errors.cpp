@@ -21,6 +21,13 @@ class client_errc_category_impl final : public std::error_category {
         return "already waiting: another async_wait on this watch is pending";
       case client_errc::no_watch:
         return "no watch: the watch was never armed (default-constructed, or the read that would arm it failed)";
+      case client_errc::invalid_ensemble_config:
+        return "invalid ensemble configuration: expected server.<id>=<host>:<port>:<port>[:<role>][;[<host>:]<port>] "
+               "and version=<hex> lines";
+      case client_errc::read_write_server_found:
+        return "read-write server found: the session moves there from its read-only server";
+      case client_errc::ensemble_changed:
+        return "ensemble changed: the session moves to another server of the new configuration";
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }
@@ -34,7 +41,11 @@ class client_errc_category_impl final : public std::error_category {
         return cond == condition::invalid_argument;
       case client_errc::already_waiting:
       case client_errc::no_watch:
+      case client_errc::read_write_server_found:
+      case client_errc::ensemble_changed:
         break;
+      case client_errc::invalid_ensemble_config:
+        return cond == condition::protocol_violation;
     }
     return std::error_category::equivalent(value, cond);
   }

@@ -1,8 +1,10 @@
 // Read-only mode against a real 3-member ensemble (readonlymode.enabled, local sessions): with the quorum lost, a
 // client that accepts read-only servers connects to the member left (connected_read_only), reads work and writes
-// get NOTREADONLY; `zkwire --read-only watch` reports ConnectedReadOnly. When the quorum returns, the member
-// leaves read-only mode and the client goes on read-write by itself (SyncConnected). What happens to a session
-// created read-write before the partition is measured and documented in docs/protocol.md#read-only.
+// get NOTREADONLY; `zkwire --read-only watch` reports ConnectedReadOnly. When the quorum returns without the
+// read-only member (kept frozen, so it can neither rejoin nor drop its connections), the client's background
+// isro probe finds a read-write member and moves the session there by itself (SyncConnected, writes work). What
+// happens to a session created read-write before the partition is measured and documented in
+// docs/protocol.md#read-only.
 
 #include <gtest/gtest.h>
 
@@ -37,10 +39,14 @@ TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
   test::zk_cluster zk(read_only_ensemble());
   constexpr std::size_t survivor = 2;
 
-  // A session created read-write before the partition, on the member that will be left alone.
+  // A session created read-write before the partition, on the member that will be left alone (listed first, no
+  // shuffle). The others are listed too: when the quorum returns without the survivor (frozen below), the new
+  // quorum's session timers start afresh and this session expires unless it reaches one of them within its
+  // timeout (measured: with the survivor alone in its list it expired).
   client_options before_options;
-  before_options.connect_string = zk.address(survivor);
-  before_options.session_timeout = 4000ms;
+  before_options.connect_string = zk.address(survivor) + "," + zk.address(0) + "," + zk.address(1);
+  before_options.shuffle_hosts = false;
+  before_options.session_timeout = 10000ms;
   before_options.can_be_read_only = true;
   blocking_client before(before_options);
   const auto before_states = test::state_recorder::make();
@@ -56,10 +62,13 @@ TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
       test::eventually([&] { return zk.four_letter(survivor, "srvr").find("Mode: read-only") != std::string::npos; },
                        60s, "the survivor in read-only mode", [&] { return zk.four_letter(survivor, "srvr"); }));
 
-  // A new client that accepts read-only servers.
+  // A new client that accepts read-only servers, with every member in its list (only the survivor answers now).
+  // Its read timeout (2/3 of the session timeout, 20 s) is far beyond the probe's pace (1 s at most between
+  // rounds), so only the probe can move it while the survivor is frozen below.
   client_options ro_options;
-  ro_options.connect_string = zk.address(survivor);
-  ro_options.session_timeout = 4000ms;
+  ro_options.connect_string = zk.connect_string();
+  ro_options.session_timeout = 30000ms;
+  ro_options.read_write_probe_max_interval = 1000ms;
   ro_options.connect_timeout = 60000ms;
   ro_options.can_be_read_only = true;
   blocking_client ro(ro_options);
@@ -91,19 +100,34 @@ TEST(read_only, QuorumLossGivesReadOnlyReadsThenReadWriteWhenTheQuorumReturns) {
   EXPECT_FALSE(before_states->contains(session_state::connected_read_only)) << before_states->text();
   EXPECT_NE(before_session, 0);
 
-  // The quorum returns: the survivor leaves read-only mode and drops its connections; the client reconnects
-  // read-write on its own.
+  // The quorum returns without the survivor: frozen (SIGSTOP) it keeps its sockets open but cannot rejoin (which
+  // would drop its connections) nor answer. The read-only client must find a read-write member by its probe.
+  zk.pause(survivor);
   const auto back = test::state_recorder::clock::now();
   zk.start(0);
   zk.start(1);
   ASSERT_TRUE(ro_states->reaches(session_state::connected, 120s, back)) << ro_states->text();
-  // ... and the session created before the partition resumes: the session timers start afresh with the new
-  // quorum (it was never served while read-only).
+  // It left the read-only member on purpose (the probe), not because the connection broke or timed out.
+  bool moved_by_probe = false;
+  for (const auto& e : ro_states->entries()) {
+    if (e.at >= back && e.to == session_state::suspended) {
+      moved_by_probe = e.reason == client_errc::read_write_server_found;
+      break;
+    }
+  }
+  EXPECT_TRUE(moved_by_probe) << ro_states->text();
+  ASSERT_TRUE(ro.connected_host().has_value());
+  EXPECT_NE(ro.connected_host()->port, zk.client_port(survivor));
+  ro.create("/ro/after", "");
+  EXPECT_TRUE(ro.exists("/ro/after").has_value());
+
+  // The survivor thaws, sees the quorum, leaves read-only mode and rejoins.
+  zk.resume(survivor);
+  // The session created before the partition resumed (on a member of the new quorum, whose session timers
+  // started afresh; it was never served while read-only).
   EXPECT_TRUE(before_states->reaches(session_state::connected, 120s, back)) << before_states->text();
   EXPECT_EQ(before.session_id(), before_session);
   EXPECT_TRUE(before.exists("/ro/e").has_value());
-  ro.create("/ro/after", "");
-  EXPECT_TRUE(ro.exists("/ro/after").has_value());
   EXPECT_TRUE(test::eventually([&] { return watcher.out().find(R"({"state":"SyncConnected"})") != std::string::npos; },
                                60s, "the watch command reporting SyncConnected",
                                [&] { return watcher.out() + watcher.err(); }));

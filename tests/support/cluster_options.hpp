@@ -34,6 +34,15 @@ struct cluster_options {
   };
   std::optional<secure_port_options> secure_port;
   // --- end TLS ---
+  // --- dynamic reconfiguration ---
+  // True: an ensemble with reconfigEnabled=true, standaloneEnabled=false and skipACL=yes (so any client may
+  // reconfig), its members in a dynamicConfigFile (zoo.cfg.dynamic) whose server lines carry the client address
+  // ("server.N=127.0.0.1:q:e:participant;127.0.0.1:c"). The servers rewrite these files as the ensemble changes.
+  bool reconfig = false;
+  // With `reconfig`: members configured but not started (indices members..members+spare_members-1). Each one's
+  // dynamic file lists the initial members and itself, so once started it can join through a reconfig that adds
+  // zk_cluster::server_line(i).
+  std::size_t spare_members = 0;
   // The constructor starts every member and waits this long for all of them to report a mode.
   std::chrono::milliseconds start_timeout{60000};
 };

@@ -22,6 +22,11 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 member_paths::member_paths(std::filesystem::path member_dir)
     : dir(std::move(member_dir)), config(dir / "zoo.cfg"), data(dir / "data"), log(dir / "zookeeper.log") {}
 
+std::string dynamic_server_line(std::size_t index, const member_ports& ports) {
+  return "server." + std::to_string(index + 1) + "=127.0.0.1:" + std::to_string(ports.quorum) + ":" +
+         std::to_string(ports.election) + ":participant;127.0.0.1:" + std::to_string(ports.client);
+}
+
 void write_member_config(const member_paths& paths, std::size_t index, const std::vector<member_ports>& all,
                          const cluster_options& options) {
   std::filesystem::create_directories(paths.data);
@@ -39,8 +44,10 @@ void write_member_config(const member_paths& paths, std::size_t index, const std
   };
   line("tickTime", options.tick_time.count());
   line("dataDir", paths.data.string());
-  line("clientPort", own.client);
-  line("clientPortAddress", "127.0.0.1");
+  if (!options.reconfig) {
+    line("clientPort", own.client);
+    line("clientPortAddress", "127.0.0.1");
+  }
   line("minSessionTimeout", options.min_session_timeout.count());
   line("maxSessionTimeout", options.max_session_timeout.count());
   line("maxClientCnxns", 0);
@@ -48,7 +55,21 @@ void write_member_config(const member_paths& paths, std::size_t index, const std
   line("4lw.commands.whitelist", "*");
   line("forceSync", "no");
   line("preAllocSize", 1024);
-  if (all.size() > 1) {
+  if (options.reconfig) {
+    line("initLimit", 20);
+    line("syncLimit", 10);
+    line("reconfigEnabled", "true");
+    line("standaloneEnabled", "false");
+    line("skipACL", "yes");
+    const auto dynamic = paths.dir / "zoo.cfg.dynamic";
+    line("dynamicConfigFile", dynamic.string());
+    std::string members;
+    for (std::size_t i = 0; i < options.members && i < all.size(); ++i)
+      members += dynamic_server_line(i, all[i]) + "\n";
+    if (index >= options.members) members += dynamic_server_line(index, own) + "\n";
+    write_file(dynamic, members);
+    write_file(paths.data / "myid", std::to_string(index + 1) + "\n");
+  } else if (all.size() > 1) {
     line("initLimit", 20);
     line("syncLimit", 10);
     for (std::size_t i = 0; i < all.size(); ++i) {

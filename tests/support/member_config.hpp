@@ -28,9 +28,13 @@ struct member_paths {
 };
 
 // Writes zoo.cfg (and myid when there is more than one member) for member `index` (0-based) of `all`.
-// Creates the directories. Throws std::runtime_error on I/O failure.
+// With options.reconfig the membership goes to zoo.cfg.dynamic instead: the first options.members members, plus
+// `index` itself when it is a spare. Creates the directories. Throws std::runtime_error on I/O failure.
 void write_member_config(const member_paths& paths, std::size_t index, const std::vector<member_ports>& all,
                          const cluster_options& options);
+
+// "server.<index+1>=127.0.0.1:<quorum>:<election>:participant;127.0.0.1:<client>", as in a dynamic config.
+std::string dynamic_server_line(std::size_t index, const member_ports& ports);
 
 // argv for running the member: java [flags] -cp <zookeeper + slf4j-simple + Netty's codec> QuorumPeerMain
 // <zoo.cfg>.

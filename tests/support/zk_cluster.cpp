@@ -25,14 +25,15 @@ namespace {
 constexpr int max_start_attempts = 3;
 constexpr auto poll_interval = std::chrono::milliseconds(50);
 
-std::vector<member_ports> pick_ports(std::size_t members, bool secure) {
-  const std::size_t per_member = (members > 1 ? 3U : 1U) + (secure ? 1U : 0U);
+std::vector<member_ports> pick_ports(std::size_t members, bool secure, bool reconfig) {
+  const bool quorum = members > 1 || reconfig;
+  const std::size_t per_member = (quorum ? 3U : 1U) + (secure ? 1U : 0U);
   const auto ports = pick_free_ports(members * per_member);
   std::vector<member_ports> result(members);
   for (std::size_t i = 0; i < members; ++i) {
     std::size_t next = i * per_member;
     result[i].client = ports[next++];
-    if (members > 1) {
+    if (quorum) {
       result[i].quorum = ports[next++];
       result[i].election = ports[next++];
     }
@@ -57,8 +58,12 @@ zk_cluster::zk_cluster(cluster_options options)
     : options_(std::move(options)), dir_(std::make_unique<temp_dir>("zkwire-zk-")) {
   if (options_.members == 0) throw std::invalid_argument("zk_cluster: members must be at least 1");
   if (env_flag("ZKWIRE_KEEP_ZK_DIR")) dir_->keep();
-  members_.reserve(options_.members);
-  for (std::size_t i = 0; i < options_.members; ++i) {
+  if (options_.spare_members > 0 && !options_.reconfig) {
+    throw std::invalid_argument("zk_cluster: spare members need cluster_options::reconfig");
+  }
+  const std::size_t total = options_.members + options_.spare_members;
+  members_.reserve(total);
+  for (std::size_t i = 0; i < total; ++i) {
     members_.push_back(member{member_paths(dir_->path() / ("member" + std::to_string(i + 1))), {}, {}, false});
   }
   std::string failure;
@@ -74,7 +79,7 @@ zk_cluster::zk_cluster(cluster_options options)
 
 bool zk_cluster::start_all(std::string& failure) {
   for (auto& m : members_) m.process.kill();
-  const auto ports = pick_ports(members_.size(), options_.secure_port.has_value());
+  const auto ports = pick_ports(members_.size(), options_.secure_port.has_value(), options_.reconfig);
   for (std::size_t i = 0; i < members_.size(); ++i) {
     members_[i].ports = ports[i];
     std::error_code ignored;  // a retry starts from scratch: empty data, a log of its own attempt only
@@ -82,7 +87,7 @@ bool zk_cluster::start_all(std::string& failure) {
     std::filesystem::remove(members_[i].paths.log, ignored);
     write_member_config(members_[i].paths, i, ports, options_);
   }
-  for (std::size_t i = 0; i < members_.size(); ++i) start(i);
+  for (std::size_t i = 0; i < options_.members; ++i) start(i);
   if (wait_ready(options_.start_timeout)) return true;
   failure.clear();
   for (std::size_t i = 0; i < members_.size(); ++i) {
@@ -110,6 +115,8 @@ const zk_cluster::member& zk_cluster::at(std::size_t i) const {
 std::size_t zk_cluster::member_count() const noexcept { return members_.size(); }
 
 std::uint16_t zk_cluster::client_port(std::size_t i) const { return at(i).ports.client; }
+
+std::string zk_cluster::server_line(std::size_t i) const { return dynamic_server_line(i, at(i).ports); }
 
 std::string zk_cluster::address(std::size_t i) const { return "127.0.0.1:" + std::to_string(client_port(i)); }
 

@@ -46,6 +46,7 @@ class zk_cluster {
   zk_cluster& operator=(zk_cluster&&) = delete;
 
   // --- addresses ---
+  // Every configured member, spare members (cluster_options::spare_members) included.
   [[nodiscard]] std::size_t member_count() const noexcept;
   [[nodiscard]] std::uint16_t client_port(std::size_t i) const;
   // "127.0.0.1:<client port of i>".
@@ -57,6 +58,11 @@ class zk_cluster {
   // "<host>:<secure port 1>,<host>:<secure port 2>,...": host "localhost" checks DNS-name verification.
   [[nodiscard]] std::string secure_connect_string(std::string_view host = "127.0.0.1") const;
   // --- end TLS ---
+  // --- dynamic reconfiguration (cluster_options::reconfig) ---
+  // Member i's line for a reconfig's joining servers: "server.<i+1>=127.0.0.1:q:e:participant;127.0.0.1:c".
+  [[nodiscard]] std::string server_line(std::size_t i) const;
+  // The ZooKeeper id (myid) of member i: i + 1.
+  [[nodiscard]] static std::size_t server_id(std::size_t i) noexcept { return i + 1; }
   [[nodiscard]] const cluster_options& options() const noexcept;
   // The temporary directory: member<i+1>/{zoo.cfg,data/,zookeeper.log}.
   [[nodiscard]] const std::filesystem::path& directory() const noexcept;

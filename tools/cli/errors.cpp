@@ -70,6 +70,11 @@ std::string error_name(const std::error_code& ec) {
       case client_errc::already_waiting:
       case client_errc::no_watch:
         return "APIERROR";
+      case client_errc::read_write_server_found:
+      case client_errc::ensemble_changed:
+        return "CONNECTIONLOSS";  // only ever a state change's reason: the connection was left on purpose
+      case client_errc::invalid_ensemble_config:
+        return "MARSHALLINGERROR";  // the server's configuration text could not be read
     }
     return "SYSTEMERROR";
   }

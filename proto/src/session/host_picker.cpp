@@ -19,6 +19,13 @@ host_picker::host_picker(std::size_t host_count, bool shuffle, std::uint64_t see
   if (shuffle) std::shuffle(order_.begin(), order_.end(), rng_);
 }
 
+void host_picker::reset(std::size_t host_count, bool shuffle) {
+  order_.resize(std::max<std::size_t>(host_count, 1));
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  if (shuffle) std::shuffle(order_.begin(), order_.end(), rng_);
+  position_ = 0;
+}
+
 std::size_t host_picker::next() noexcept {
   const std::size_t host = order_[position_];
   position_ = (position_ + 1) % order_.size();

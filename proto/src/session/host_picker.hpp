@@ -20,6 +20,8 @@ class host_picker {
   [[nodiscard]] std::size_t host_count() const noexcept { return order_.size(); }
   // The pause before a new round of attempts: uniformly 0..1000 ms.
   std::chrono::milliseconds jitter();
+  // A new host list: a new order of 0..host_count-1 (shuffled with the same generator), from its start.
+  void reset(std::size_t host_count, bool shuffle);
 
  private:
   std::mt19937_64 rng_;

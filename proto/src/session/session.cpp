@@ -143,6 +143,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   bool writing = false;
   std::optional<std::size_t> pending_connect;
   bool close_request = false;
+  std::optional<std::size_t> preferred_host;  // switch_host(): where the next attempt goes
 
   phase ph = phase::idle;
   session_state st = session_state::not_started;
@@ -294,7 +295,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
 
   void begin_attempt(time_point now) {
     reset_connection();
-    const std::size_t h = picker.next();
+    const std::size_t h = preferred_host ? *std::exchange(preferred_host, std::nullopt) : picker.next();
     pending_connect = h;
     host = h;
     ph = phase::connecting;
@@ -887,7 +888,8 @@ void session::tick(time_point now) {
   if (now >= m.timers().session_lost) m.set_state(session_state::lost, m.drop_reason);
 }
 
-request_id session::submit(time_point now, op_code op, request_body&& body, watcher_id watcher, time_point deadline) {
+request_id session::submit(time_point now, op_code op, request_body&& body, watcher_id watcher, time_point deadline,
+                           bool use_chroot) {
   auto& m = *impl_;
   const request_id id = m.next_id++;
   if (auto ec = m.terminal_error()) {
@@ -900,7 +902,11 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
   }
   watch_intent intent = intent_of(op, body, watcher);
   if (intent.effect != watch_effect::none) intent.path = request_path(body);
-  if (auto ec = apply_chroot(m.cfg.chroot, body)) {
+  if (!use_chroot && watcher != 0 && !m.cfg.chroot.empty()) {
+    m.complete(id, op, client_error::invalid_argument);
+    return id;
+  }
+  if (auto ec = apply_chroot(use_chroot ? std::string_view(m.cfg.chroot) : std::string_view(), body)) {
     m.complete(id, op, ec);
     return id;
   }
@@ -1022,6 +1028,43 @@ void session::new_session(time_point now) {
   m.last_answered.reset();
   m.set_state(session_state::connecting, {});
   m.begin_attempt(now);
+}
+
+void session::switch_host(time_point now, std::size_t host, std::error_code reason) {
+  auto& m = *impl_;
+  if (host >= m.cfg.host_count || m.closing) return;
+  switch (m.ph) {
+    case impl::phase::connecting:
+    case impl::phase::handshaking:
+    case impl::phase::established:
+      m.preferred_host = host;
+      // The new attempt starts at once, whatever the pacing of failed attempts would say.
+      m.failed_attempts = 0;
+      m.connection_lost(now, reason, true);
+      break;
+    case impl::phase::paced:
+      m.preferred_host = host;
+      m.begin_attempt(now);
+      break;
+    case impl::phase::idle:
+    case impl::phase::terminal:
+      break;
+  }
+}
+
+void session::update_hosts(std::size_t host_count, std::optional<std::size_t> current) {
+  auto& m = *impl_;
+  if (host_count == 0) return;
+  m.cfg.host_count = host_count;
+  m.picker.reset(host_count, m.cfg.shuffle_hosts);
+  m.preferred_host.reset();
+  if (m.pending_connect) {
+    // Not yet handed to the driver: go where the new list says, or on to another host.
+    m.pending_connect = current ? *current : m.picker.next();
+    m.host = m.pending_connect;
+  } else if (m.host) {
+    m.host = current;
+  }
 }
 
 std::optional<std::size_t> session::take_connect() { return std::exchange(impl_->pending_connect, std::nullopt); }

@@ -68,6 +68,10 @@ class blocking_client {
   [[nodiscard]] session_state state() const;
   [[nodiscard]] std::int64_t session_id() const;
   [[nodiscard]] std::chrono::milliseconds session_timeout() const;
+  // The server of the current connection, if connected (client::connected_host).
+  [[nodiscard]] std::optional<host_port> connected_host() const;
+  // The hosts and chroot the client uses (client::servers(); follow_config changes the hosts).
+  [[nodiscard]] connect_string servers() const;
   // Runs on the loop thread; see the class comment.
   void set_state_listener(state_listener listener);
 
@@ -90,6 +94,13 @@ class blocking_client {
   std::vector<op_result> multi_read(const std::vector<multi_op>& ops);
   void add_watch(const std::string& path, add_watch_mode mode, watch_callback on_event);
   void remove_watches(const std::string& path, watcher_type type);
+  // checkWatches: returns normally if the server has such a watch, throws NOWATCHER if not.
+  void check_watches(const std::string& path, watcher_type type);
+  // Dynamic configuration (client::async_get_config, async_reconfig).
+  get_result get_config();
+  get_result get_config(watch_callback on_event);
+  get_result reconfig(const std::optional<std::string>& joining, const std::optional<std::string>& leaving,
+                      const std::optional<std::string>& new_members, std::int64_t from_config = -1);
   std::vector<std::string> get_ephemerals(const std::string& prefix);
   std::int32_t get_all_children_number(const std::string& path);
   std::vector<client_info> whoami();

@@ -77,6 +77,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -86,6 +87,7 @@
 #include "zkwire/client/connect_string.hpp"
 #include "zkwire/client/detail/core.hpp"
 #include "zkwire/client/detail/handler.hpp"
+#include "zkwire/client/ensemble_config.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/client/options.hpp"
 #include "zkwire/client/types.hpp"
@@ -190,6 +192,7 @@ struct request_spec {
   proto::request_body body;
   std::optional<watch_registration> watch;
   std::optional<std::chrono::nanoseconds> timeout;  // with_timeout's
+  bool server_path = false;                         // sent without the chroot (getConfig)
 };
 struct remove_watches_spec {
   std::string path;
@@ -216,7 +219,8 @@ struct initiate_request {
     auto slot = op->slot();
     proto::request_id id = 0;
     if constexpr (std::is_same_v<Spec, request_spec>) {
-      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op), spec.timeout);
+      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op), spec.timeout,
+                         spec.server_path);
     } else if constexpr (std::is_same_v<Spec, remove_watches_spec>) {
       id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op), spec.timeout);
     } else {
@@ -266,6 +270,8 @@ auto with_timeout(std::chrono::duration<Rep, Period> timeout, CompletionToken&& 
 class client {
  public:
   using executor_type = asio::any_io_executor;
+  // The node holding the ensemble's dynamic configuration.
+  static constexpr std::string_view config_path = "/zookeeper/config";
 
   // Does no I/O. Throws std::system_error (client_errc::invalid_connect_string or client_error::invalid_path,
   // what() saying where) if options.connect_string is invalid.
@@ -287,6 +293,8 @@ class client {
   [[nodiscard]] std::chrono::milliseconds session_timeout() const noexcept {
     return detail::negotiated_timeout_of(*impl_);
   }
+  // The hosts and chroot in use: the connect string's, or with client_options::follow_config the ensemble's
+  // current configuration's hosts (the reference stays valid; its hosts change).
   [[nodiscard]] const zkwire::connect_string& servers() const noexcept { return detail::connect_string_of(*impl_); }
   // The server of the current connection (as written in the connect string), if connected.
   [[nodiscard]] std::optional<host_port> connected_host() const { return detail::connected_host_of(*impl_); }
@@ -517,6 +525,56 @@ class client {
     return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt});
   }
 
+  // Whether the server has a watch of `type` on `path` for this session (checkWatches). Signature
+  // void(std::error_code): success if it has, NOWATCHER if not. watcher_type::any matches one-shot data and child
+  // watches. Nothing changes on either side.
+  template <class CompletionToken>
+  auto async_check_watches(std::string path, watcher_type type, CompletionToken&& token) {
+    return initiate<detail::no_result>(
+        token, spec(proto::op_code::check_watches, proto::check_watches_request{std::move(path), type}));
+  }
+
+  // --- dynamic configuration (docs/protocol.md#dynamic-reconfiguration) ---
+
+  // The ensemble's configuration: the data of /zookeeper/config, read outside the chroot, and its stat. The text
+  // parses with parse_ensemble_config (ensemble_config.hpp). Signature void(std::error_code, get_result). Errors:
+  // NOAUTH (3.8 servers ACL the node: READ for everyone by default).
+  template <class CompletionToken>
+  auto async_get_config(CompletionToken&& token) {
+    return initiate<get_result>(token, config_spec(false));
+  }
+  // The same, and a one-shot watch that fires (NodeDataChanged, path "/zookeeper/config") when a reconfiguration
+  // commits. Not with a chroot: completes with client_error::invalid_argument (the watch could not be re-armed
+  // correctly after a reconnect).
+  template <class CompletionToken>
+  auto async_get_config(watch_callback on_event, CompletionToken&& token) {
+    auto s = config_spec(true);
+    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    return initiate<get_result>(token, std::move(s));
+  }
+  // Signature void(std::error_code, watched<get_result>).
+  template <class CompletionToken>
+  auto async_get_config_watch(CompletionToken&& token) {
+    auto s = config_spec(true);
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
+    return initiate<watched<get_result>>(token, std::move(s));
+  }
+
+  // Changes the ensemble's membership (reconfig). Incremental: `joining` ("server.4=host:2888:3888;2181", several
+  // separated by ','), `leaving` (member ids, "3" or "2,3"), `new_members` nullopt. Bulk: `new_members` is the
+  // whole new member list, `joining`/`leaving` nullopt. `from_config`: the configuration version the change is
+  // based on (ensemble_config::version; the server refuses with BADVERSION if it moved on), -1: any. Signature
+  // void(std::error_code, get_result): the new configuration. Errors: RECONFIGDISABLED (reconfigEnabled=false),
+  // NOAUTH (needs the super user or skipACL), NEWCONFIGNOQUORUM, RECONFIGINPROGRESS, BADARGUMENTS, BADVERSION.
+  // The servers apply it; this client's host list follows only with client_options::follow_config.
+  template <class CompletionToken>
+  auto async_reconfig(std::optional<std::string> joining, std::optional<std::string> leaving,
+                      std::optional<std::string> new_members, std::int64_t from_config, CompletionToken&& token) {
+    return initiate<get_result>(
+        token, spec(proto::op_code::reconfig, proto::reconfig_request{std::move(joining), std::move(leaving),
+                                                                      std::move(new_members), from_config}));
+  }
+
   // --- session information ---
 
   // This session's ephemeral nodes whose full server path starts with `prefix` ("/" for all). No chroot is
@@ -545,6 +603,11 @@ class client {
   template <class Body>
   static detail::request_spec spec(proto::op_code op, Body body) {
     return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt, std::nullopt};
+  }
+  static detail::request_spec config_spec(bool watch) {
+    auto s = spec(proto::op_code::get_data, proto::get_data_request{std::string(config_path), watch});
+    s.server_path = true;
+    return s;
   }
   static detail::request_spec make_create(std::string path, std::string data, const create_options& options);
   static detail::request_spec make_create(std::string path, std::string data, create_mode mode);  // open ACL

@@ -19,11 +19,16 @@
 namespace zkwire {
 
 enum class client_errc : int {
-  connect_timeout = 1,     // async_connect: no session was established within client_options::connect_timeout
-  invalid_connect_string,  // the connect string could not be parsed (the exception's what() says where)
-  already_waiting,         // watch::async_wait while another wait on the same watch is pending
-  no_watch,                // watch::async_wait on a watch that was never armed (default-constructed, or the
-                           // operation that would have armed it failed)
+  connect_timeout = 1,      // async_connect: no session was established within client_options::connect_timeout
+  invalid_connect_string,   // the connect string could not be parsed (the exception's what() says where)
+  already_waiting,          // watch::async_wait while another wait on the same watch is pending
+  no_watch,                 // watch::async_wait on a watch that was never armed (default-constructed, or the
+                            // operation that would have armed it failed)
+  invalid_ensemble_config,  // /zookeeper/config text that parse_ensemble_config rejects (ensemble_config.hpp)
+  // Reasons of a state change to suspended (state_event::reason) when the client itself left a working
+  // connection for another server; requests in flight then complete with client_error::connection_loss.
+  read_write_server_found,  // connected read-only, the probe found a read-write server (docs/protocol.md#read-only)
+  ensemble_changed,         // client_options::follow_config: the configuration moved this client (rebalancing)
 };
 
 const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"

@@ -80,8 +80,36 @@ struct client_options {
   // written, the server may still apply it (read back to learn the outcome). 0: no deadline (the default; a
   // request then waits until it is answered or the connection breaks). Per call: zkwire::with_timeout.
   std::chrono::milliseconds request_timeout{0};
-  // Accept read-only servers (ConnectRequest readOnly=true).
+  // Accept read-only servers (ConnectRequest readOnly=true): with its quorum lost, a member started with
+  // -Dreadonlymode.enabled=true serves reads (state connected_read_only; writes fail with NOTREADONLY).
   bool can_be_read_only = false;
+  // While connected read-only, the client searches for a read-write server in the background
+  // (docs/protocol.md#read-only): every round it asks the next other host of the list, on a connection of its own
+  // made by the same transport (TLS included), with the `isro` four-letter word, and gives each host
+  // max(host_connect_timeout, 1 s) to answer. The first pause is read_write_probe_interval; it doubles after every
+  // round up to read_write_probe_max_interval. When a host answers "rw", the client leaves the read-only server
+  // (state suspended with reason client_errc::read_write_server_found; requests in flight complete with
+  // client_error::connection_loss) and connects to that host: state connected once its handshake succeeds. The
+  // servers must allow `isro` (4lw.commands.whitelist; it is allowed by default in read-only mode). The search
+  // stops in any other state, and with the client (close or destruction). 0: no search (the client then moves
+  // only when the read-only server drops the connection, as it does when it rejoins a quorum). A single-host
+  // connect string has nothing to search.
+  std::chrono::milliseconds read_write_probe_interval{100};
+  std::chrono::milliseconds read_write_probe_max_interval{60000};
+  // --- dynamic ensembles ---
+  // Follow the ensemble's configuration (docs/protocol.md#dynamic-reconfiguration): once connected, the client
+  // reads /zookeeper/config with a watch, and again whenever it changes; the members' client addresses
+  // (ensemble_config::client_hosts) then replace the host list (client::servers() shows it). The session is kept.
+  // When the list changes, the client rebalances as ZooKeeper's own clients do (choose_host_after_reconfig): it
+  // stays on its member if that member remains and the ensemble did not grow, moves with probability
+  // 1 - old/new to an added member if it grew, and always moves if its member was removed — by reconnecting to the
+  // chosen member with the same session (state suspended with reason client_errc::ensemble_changed, then
+  // connected; requests in flight complete with client_error::connection_loss). A configuration that cannot be
+  // parsed, or lists no client address, is logged (warning) and ignored. Not with a chroot in the connect string
+  // (the client constructor throws std::invalid_argument): the configuration watch lives outside the chroot.
+  // With a `seed`, the choices are those of choose_host_after_reconfig drawing from std::mt19937_64(seed), one
+  // call per change of the list, in order (repeatable).
+  bool follow_config = false;
   // Receives connection and session events; nothing is logged when empty.
   log_function logger;
   // The byte stream to the servers (transport.hpp); empty: TCP (make_tcp_transport), or TLS when `tls` is set.

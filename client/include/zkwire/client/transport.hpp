@@ -72,7 +72,9 @@ class transport {
   virtual void close() noexcept = 0;
 };
 
-// Makes the transport of one client. Called once, from the client's constructor, on any thread.
+// Makes the transport of one client: called from the client's constructor (on any thread) for the session, and
+// once more, on the client's executor, for the read-write probe of a read-only session (client_options::
+// read_write_probe_interval). Each call returns an independent transport.
 using transport_factory =
     std::function<std::unique_ptr<transport>(const asio::any_io_executor& executor, transport_events& events)>;
 

@@ -82,9 +82,10 @@ enum class wait_kind { connect, new_session, close };
 asio::any_io_executor executor_of(const client_impl& impl) noexcept;
 // Queues a request with the engine; the completion comes later through op->complete (or op->fail on shutdown).
 // `timeout`: the per-call request timeout (with_timeout); nullopt: client_options::request_timeout.
+// `server_path`: the path is sent without the chroot (getConfig).
 proto::request_id start_request(client_impl& impl, proto::op_code op, proto::request_body body,
                                 std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state,
-                                std::optional<std::chrono::nanoseconds> timeout);
+                                std::optional<std::chrono::nanoseconds> timeout, bool server_path = false);
 // removeWatches; on success the engine also drops the local watchers of that path and kind, each with a final
 // *_watch_removed event delivered before the completion.
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,

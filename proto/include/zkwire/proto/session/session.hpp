@@ -187,9 +187,11 @@ class session {
   // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
   // before its completion. Requests queued while disconnected stay queued across failed connection attempts.
   // The request is encoded at once: nothing of `body` is kept (its path may be rewritten with the chroot), so the
-  // caller may reuse its storage afterwards.
+  // caller may reuse its storage afterwards. `use_chroot` false sends the path as given, outside the chroot
+  // (getConfig reads /zookeeper/config so); with a chroot such a request may not register a watcher
+  // (client_error::invalid_argument: re-arming after a reconnect would put it under the chroot).
   request_id submit(time_point now, op_code op, request_body&& body, watcher_id watcher = 0,
-                    time_point deadline = time_point::max());
+                    time_point deadline = time_point::max(), bool use_chroot = true);
   // Adds a credential, replayed on every reconnect; sent at once when connected. Its first reply completes
   // the returned request (AUTHFAILED ends the session).
   request_id add_auth(time_point now, std::string scheme, std::string credentials);
@@ -206,6 +208,17 @@ class session {
   // After expiry or auth failure: starts a new session (session id 0), keeping lastZxidSeen so that a server
   // that lags behind what we have seen refuses us (docs/protocol.md#handshake-rules, rule 2).
   void new_session(time_point now);
+  // The driver wants the session on host `host` (< host count) instead of the current one: a read-write server was
+  // found while connected read-only, or the ensemble's configuration moved this client. An open connection or
+  // attempt is dropped as if it broke (take_close() says so; requests in flight complete with connection_loss,
+  // state suspended with `reason` if it was established) and the next attempt goes to `host`; a paced reconnect
+  // starts at once. Ignored in a terminal state, while closing, before start() and for an index out of range.
+  void switch_host(time_point now, std::size_t host, std::error_code reason);
+  // The driver's host list changed (dynamic reconfiguration): the engine now picks among 0..host_count-1 (a new
+  // order, shuffled if configured) and the connection in progress, if any, is to `current` of the new list
+  // (nullopt: that host is gone; the connection is kept until the driver calls switch_host or it breaks).
+  // host_count 0 is ignored.
+  void update_hosts(std::size_t host_count, std::optional<std::size_t> current);
 
   // --- outputs ---
   std::optional<std::size_t> take_connect();
