@@ -33,8 +33,8 @@ class semaphore_test : public test::standalone_test {
   std::string locks() const { return path() + "/locks"; }
 };
 
-// Holders count themselves in a shared counter while they hold and wait a little: the counter must never exceed
-// N, and must reach N (so the oracle can see an overlap at all).
+// Holders count themselves in a shared counter while they hold, and hold until the counter reaches N: it must never
+// exceed N, and must reach N (so the oracle can see an overlap at all).
 TEST_F(semaphore_test, AtMostNHoldersAtOnce) {
   constexpr int max_leases = 2;
   constexpr int clients = 3;
@@ -56,7 +56,13 @@ TEST_F(semaphore_test, AtMostNHoldersAtOnce) {
         co_await s.async_acquire(60s, use_awaitable);
         ++entered;
         most_seen = std::max(most_seen, ++holders_now);
-        co_await test::sleep_for(std::chrono::milliseconds(2 + random() % 6));
+        // Hold until all N leases are taken (or 500 ms passed): a hold shorter than another contender's acquire,
+        // which is several round trips, would let the oracle miss an overlap.
+        for (int waited = 0; holders_now < max_leases && waited < 100; ++waited) {
+          co_await test::sleep_for(std::chrono::milliseconds(5));
+        }
+        // Then a little longer, so that a contender granted a lease too many would show as one holder too many.
+        co_await test::sleep_for(std::chrono::milliseconds(20 + random() % 20));
         --holders_now;
         co_await s.async_release(use_awaitable);
       }
