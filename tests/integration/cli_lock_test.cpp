@@ -373,19 +373,22 @@ TEST_F(cli_lock_test, RevokeAsksTheHolderToRelease) {
 
 TEST_F(cli_lock_test, ReadersShareWritersExclude) {
   const std::string dir = root();
-  // Each reader waits (inside the lock) until the other one is inside too: both succeed only if they overlap.
+  // Each reader waits (inside the lock) until the other one is inside too: both succeed only if they overlap. Then
+  // both stay inside until the test has tried the writer and the exclusive contender.
   const auto a = file("reader-a");
   const auto b = file("reader-b");
+  const auto done = file("readers-done");
   const std::string meet =
       "touch \"$0\"; i=0; while [ ! -e \"$1\" ]; do i=$((i+1)); [ $i -gt 400 ] && exit 1; "
-      "sleep 0.05; done; sleep 0.3";
-  auto reader_a = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, a.string(), b.string()}));
-  auto reader_b = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, b.string(), a.string()}));
+      "sleep 0.05; done; i=0; while [ ! -e \"$2\" ]; do i=$((i+1)); [ $i -gt 600 ] && exit 1; sleep 0.05; done";
+  auto reader_a = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, a.string(), b.string(), done.string()}));
+  auto reader_b = start(cli({"lock", "--read", dir, "--", "sh", "-c", meet, b.string(), a.string(), done.string()}));
   ASSERT_TRUE(wait_for_file(a));
   ASSERT_TRUE(wait_for_file(b));
   // A writer cannot get in while they read, and neither can an exclusive contender.
   EXPECT_EQ(zk({"lock", "--write", "--timeout", "0", dir, "--", "true"}).status, 75);
   EXPECT_EQ(zk({"lock", "--timeout", "0", dir, "--", "true"}).status, 75);
+  std::ofstream(done).put('\n');
   EXPECT_EQ(reader_a->finish().status, 0);
   EXPECT_EQ(reader_b->finish().status, 0);
   EXPECT_EQ(zk({"lock", "--write", "--timeout", "5", dir, "--", "true"}).status, 0);
