@@ -6,14 +6,6 @@
 #include <algorithm>
 
 namespace zkwire::sim {
-namespace {
-
-sim_time round_up(sim_time t, sim_time step) {
-  if (step.count() <= 0) return t;
-  return (t + step - sim_time{1}) / step * step;
-}
-
-}  // namespace
 
 ensemble::ensemble(const ensemble_config& config)
     : config_(config),

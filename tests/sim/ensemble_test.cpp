@@ -11,6 +11,7 @@ namespace {
 
 using proto::op_code;
 using proto::server_error;
+using testing::create;
 using testing::wire_peer;
 
 constexpr sim_time lag{500};
@@ -45,10 +46,6 @@ class ensemble_link final : public testing::byte_link {
   sim_time& now_;
   connection_id id_;
 };
-
-proto::create_request create(std::string path, proto::create_mode mode = proto::create_mode::persistent) {
-  return proto::create_request{std::move(path), "", proto::open_acl_unsafe(), mode};
-}
 
 class sim_ensemble_test : public ::testing::Test {
  protected:
@@ -117,7 +114,7 @@ TEST_F(sim_ensemble_test, AWriteAtAFollowerIsAnsweredWhenTheFollowerAppliedIt) {
 
 TEST_F(sim_ensemble_test, AMemberBehindTheClientRefusesItAndTheSessionMovesToAnother) {
   auto a = connect(0);
-  const auto created = a->call(op_code::create, create("/e", proto::create_mode::ephemeral));
+  const auto created = a->call(op_code::create, create("/e", "", proto::create_mode::ephemeral));
   ASSERT_TRUE(created);
   const std::int64_t seen = created->reply.header.zxid;
 
@@ -139,7 +136,7 @@ TEST_F(sim_ensemble_test, AMemberBehindTheClientRefusesItAndTheSessionMovesToAno
 
 TEST_F(sim_ensemble_test, ExpiryIsATransactionAndWatchesFireWhereTheClientIs) {
   auto owner = connect(2);
-  ASSERT_TRUE(owner->call(op_code::create, create("/eph", proto::create_mode::ephemeral)));
+  ASSERT_TRUE(owner->call(op_code::create, create("/eph", "", proto::create_mode::ephemeral)));
   auto watcher = connect(1);
   ASSERT_TRUE(watcher->call(op_code::sync, proto::sync_request{"/"}));
   const auto armed = watcher->call(op_code::exists, proto::exists_request{"/eph", true});
@@ -155,7 +152,7 @@ TEST_F(sim_ensemble_test, ExpiryIsATransactionAndWatchesFireWhereTheClientIs) {
   // which ordered the expiry first, makes it an error: no ephemeral of a dead session. The follower closes the
   // connection when it applies the expiry, before the error would be answered.
   EXPECT_FALSE(owner.link->closed());
-  const auto late = owner->call(op_code::create, create("/late", proto::create_mode::ephemeral));
+  const auto late = owner->call(op_code::create, create("/late", "", proto::create_mode::ephemeral));
   EXPECT_FALSE(late.has_value());
   EXPECT_TRUE(owner.link->closed());
   EXPECT_EQ(ensemble_.tree().find("/late"), nullptr);

@@ -33,11 +33,6 @@ bool is_auth_packet(std::string_view payload) {
   return static_cast<std::int32_t>(xid) == proto::special_xid::auth;
 }
 
-sim_time round_up(sim_time t, sim_time step) {
-  if (step.count() <= 0) return t;
-  return (t + step - sim_time{1}) / step * step;
-}
-
 }  // namespace
 
 server::server(server_config config) : config_(config), random_(config.seed) {

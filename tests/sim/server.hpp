@@ -44,6 +44,12 @@ namespace zkwire::sim {
 
 using sim_time = std::chrono::milliseconds;  // virtual time since the simulation started
 
+// The first multiple of `step` at or after `t`: the real server expires sessions on tickTime boundaries.
+inline sim_time round_up(sim_time t, sim_time step) {
+  if (step.count() <= 0) return t;
+  return (t + step - sim_time{1}) / step * step;
+}
+
 struct server_config {
   sim_time tick_time{200};
   sim_time min_session_timeout{0};  // 0: 2 × tick_time, as the real server

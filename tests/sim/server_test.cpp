@@ -14,12 +14,8 @@ namespace {
 using proto::op_code;
 using proto::server_error;
 using testing::sim_link;
+using testing::create;
 using testing::wire_peer;
-
-proto::create_request create(std::string path, std::string data = "",
-                             proto::create_mode mode = proto::create_mode::persistent) {
-  return proto::create_request{std::move(path), std::move(data), proto::open_acl_unsafe(), mode};
-}
 
 template <class Body>
 const Body& body(const testing::call_result& r) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server.hpp"
+#include "zkwire/proto/acl.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
 #include "zkwire/proto/message.hpp"
@@ -132,5 +133,11 @@ class wire_peer {
   proto::frame_reader reader_;
   std::int32_t next_xid_ = 1;
 };
+
+// A create request with the open ACL.
+inline proto::create_request create(std::string path, std::string data = "",
+                                    proto::create_mode mode = proto::create_mode::persistent) {
+  return proto::create_request{std::move(path), std::move(data), proto::open_acl_unsafe(), mode};
+}
 
 }  // namespace zkwire::sim::testing

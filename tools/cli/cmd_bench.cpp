@@ -177,7 +177,7 @@ bench::progress_function progress_line() {
   };
 }
 
-int run(const command_context& context) {
+int run_bench_command(const command_context& context) {
   const bench_options o = parse_options(context);
   std::FILE* csv = nullptr;
   if (!o.csv.empty()) {
@@ -275,6 +275,6 @@ time per operation (microseconds). A progress line goes to stderr when it is a t
 
 Exit status: 0, 2 usage error, 4 no session (could not connect within the connect timeout).
 )",
-    run};
+    run_bench_command};
 
 }  // namespace zkwire::cli

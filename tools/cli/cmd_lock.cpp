@@ -52,7 +52,7 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   return request;
 }
 
-int run(const command_context& context) { return run_lock(context.global, request_from(context.args)); }
+int run_lock_command(const command_context& context) { return run_lock(context.global, request_from(context.args)); }
 
 }  // namespace
 
@@ -107,6 +107,6 @@ Exit status: CMD's status (128+N if it died of signal N); 75 not acquired within
 ran (CMD terminated); 126 CMD cannot be executed, 127 CMD not found (the lock is released without running it);
 2 usage error; 3 refused (e.g. NOAUTH on PATH); 4 no session (connect timeout, expiry while waiting, auth failed).
 )",
-    run};
+    run_lock_command};
 
 }  // namespace zkwire::cli

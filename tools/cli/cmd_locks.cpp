@@ -13,7 +13,7 @@
 namespace zkwire::cli {
 namespace {
 
-int run(const command_context& context) {
+int run_locks_command(const command_context& context) {
   command_parser parser;
   std::string directory;
   bool watch = false;
@@ -66,6 +66,6 @@ On a terminal the view is redrawn in place at each change; otherwise the views f
   ("holder" and "oldest_waiter_age_ms" are null when there is none.) Exit status: 0 after SIGINT/SIGTERM,
   3 refused, 4 the session expired or was lost.
 )",
-                            run};
+                            run_locks_command};
 
 }  // namespace zkwire::cli

@@ -129,7 +129,7 @@ std::function<void(std::string_view)> open_log(const std::string& target) {
 
 std::string url_host(const std::string& host) { return host.find(':') == std::string::npos ? host : "[" + host + "]"; }
 
-int run(const command_context& context) {
+int run_proxy_command(const command_context& context) {
   const proxy_arguments args = parse_proxy_arguments(context.args);
   std::vector<faults::proxy_options> member_options;
   for (const auto& m : args.members) {
@@ -289,6 +289,6 @@ const command proxy_command{
     "proxy",
     "proxy --listen HOST:PORT --upstream HOST:PORT [--listen HOST:PORT --upstream HOST:PORT]... [--rule RULE]... "
     "[--seed N] [--log FILE] [--control HOST:PORT]",
-    "a fault-injecting ZooKeeper proxy (drop, delay, hold, corrupt, reset, ...) with an HTTP control API", help, run};
+    "a fault-injecting ZooKeeper proxy (drop, delay, hold, corrupt, reset, ...) with an HTTP control API", help, run_proxy_command};
 
 }  // namespace zkwire::cli

@@ -11,7 +11,7 @@
 namespace zkwire::cli {
 namespace {
 
-int run(const command_context& context) {
+int run_revoke_command(const command_context& context) {
   command_parser parser;
   std::string node;
   parser.positional("NODE", node);
@@ -44,6 +44,6 @@ Releasing is up to the holder; holders that do not support revocation ignore the
 Exit status: 0 once the request is written (not when the lock is released), 1 no such node, 2 NODE is not a lock
 node, 3 refused (NOAUTH), 4 no session or connection lost (outcome unknown).
 )",
-                             run};
+                             run_revoke_command};
 
 }  // namespace zkwire::cli

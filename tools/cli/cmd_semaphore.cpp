@@ -96,7 +96,7 @@ class held_lease final : public held_resource {
   recipes::semaphore semaphore_;
 };
 
-int run(const command_context& context) {
+int run_semaphore_command(const command_context& context) {
   const semaphore_request request = request_from(context.args);
   hold_spec spec;
   spec.name = "semaphore";
@@ -138,6 +138,6 @@ Exit status: CMD's status (128+N if it died of signal N); 75 no lease within --t
 ran (CMD terminated); 126 CMD cannot be executed, 127 CMD not found; 2 usage error; 3 refused (e.g. NOAUTH on
 PATH); 4 no session.
 )",
-    run};
+    run_semaphore_command};
 
 }  // namespace zkwire::cli

@@ -6,7 +6,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::abandoned_watch {
 namespace {
 
 session_config config(std::string chroot = {}) {
@@ -169,4 +169,4 @@ TEST(SessionAbandonedWatch, ReconnectReArmsNothingOfIt) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::abandoned_watch

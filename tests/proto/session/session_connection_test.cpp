@@ -7,7 +7,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::connection {
 namespace {
 
 session_config config(std::size_t hosts = 1, milliseconds timeout = 6000ms) {
@@ -321,4 +321,4 @@ TEST(SessionTimers, LostWhenNothingWrittenForTPlusOneSecond) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::connection

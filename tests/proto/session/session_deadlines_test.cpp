@@ -5,7 +5,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::deadlines {
 namespace {
 
 session_config config() {
@@ -132,4 +132,4 @@ TEST(SessionDeadlines, ConnectionLossBeforeTheDeadlineReportsLossOnce) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::deadlines

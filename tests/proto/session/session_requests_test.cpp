@@ -6,7 +6,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::requests {
 namespace {
 
 session_config config(std::size_t hosts = 2) {
@@ -462,4 +462,4 @@ TEST(SessionAuth, AuthFailedEndsTheSession) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::requests

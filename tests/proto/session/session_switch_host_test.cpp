@@ -5,7 +5,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::switch_host {
 namespace {
 
 session_config config(std::size_t hosts) {
@@ -78,4 +78,4 @@ TEST(SessionUpdateHosts, RemapsTheCurrentHostAndPicksAmongTheNewList) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::switch_host

@@ -5,7 +5,7 @@
 
 #include "harness.hpp"
 
-namespace zkwire::proto::test {
+namespace zkwire::proto::test::watches {
 namespace {
 
 session_config config(std::string chroot = {}) {
@@ -379,4 +379,4 @@ TEST(SessionWatches, ChrootOnRequestsResultsEventsAndSetWatches) {
 }
 
 }  // namespace
-}  // namespace zkwire::proto::test
+}  // namespace zkwire::proto::test::watches
