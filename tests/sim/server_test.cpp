@@ -13,8 +13,8 @@ namespace {
 
 using proto::op_code;
 using proto::server_error;
-using testing::sim_link;
 using testing::create;
+using testing::sim_link;
 using testing::wire_peer;
 
 template <class Body>
