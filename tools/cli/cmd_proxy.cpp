@@ -289,6 +289,7 @@ const command proxy_command{
     "proxy",
     "proxy --listen HOST:PORT --upstream HOST:PORT [--listen HOST:PORT --upstream HOST:PORT]... [--rule RULE]... "
     "[--seed N] [--log FILE] [--control HOST:PORT]",
-    "a fault-injecting ZooKeeper proxy (drop, delay, hold, corrupt, reset, ...) with an HTTP control API", help, run_proxy_command};
+    "a fault-injecting ZooKeeper proxy (drop, delay, hold, corrupt, reset, ...) with an HTTP control API", help,
+    run_proxy_command};
 
 }  // namespace zkwire::cli
