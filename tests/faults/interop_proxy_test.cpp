@@ -7,9 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,13 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr const char* zk_cli = "/usr/share/zookeeper/bin/zkCli.sh";
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class interop : public chaos_test<standalone_test> {
  protected:

@@ -8,10 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,13 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // `zkwire proxy` with one --listen/--upstream pair per upstream and --control on a free port.
 class control_proxy {

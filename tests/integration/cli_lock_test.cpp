@@ -35,14 +35,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::child_process;
 using test::outcome;
+using test::read_file;
 using ::testing::HasSubstr;
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -26,14 +25,8 @@ namespace zkwire {
 namespace {
 
 using namespace std::chrono_literals;
+using test::read_file;
 using ::testing::HasSubstr;
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The critical section: $1 is the oracle's directory. Each holder marks itself inside, counts the holders inside
 // (itself included) and stays a while, so that holders overlapping in time see each other.
@@ -76,7 +69,7 @@ class cli_semaphore_test : public test::standalone_test {
   std::size_t leases_now(const std::string& path) {
     const auto log = "ls." + std::to_string(++ls_runs_);
     if (run(cli({"ls", path + "/leases"}), log) != 0) return 0;
-    const std::string text = read_text(file(log));
+    const std::string text = read_file(file(log));
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   }
   static bool wait_for_file(const std::filesystem::path& path) {
@@ -95,9 +88,9 @@ class cli_semaphore_test : public test::standalone_test {
 
 TEST_F(cli_semaphore_test, HelpAndUsageErrors) {
   EXPECT_EQ(run({ZKWIRE_CLI_PATH, "semaphore", "--help"}, "help"), 0);
-  EXPECT_THAT(read_text(file("help")),
+  EXPECT_THAT(read_file(file("help")),
               HasSubstr("semaphore --leases N [--timeout SEC] [--kill-after SEC] PATH -- CMD [ARG...]"));
-  EXPECT_THAT(read_text(file("help")), HasSubstr("ZKWIRE_LEASE_NODE"));
+  EXPECT_THAT(read_file(file("help")), HasSubstr("ZKWIRE_LEASE_NODE"));
   int n = 0;
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"semaphore", "/x", "--", "true"},
@@ -111,11 +104,11 @@ TEST_F(cli_semaphore_test, HelpAndUsageErrors) {
     std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", "127.0.0.1:1"};
     argv.insert(argv.end(), args.begin(), args.end());
     const std::string log = "usage." + std::to_string(n++);
-    EXPECT_EQ(run(argv, log), 2) << args[2] << ": " << read_text(file(log));
-    EXPECT_THAT(read_text(file(log)), ::testing::StartsWith("zkwire: semaphore: "));
+    EXPECT_EQ(run(argv, log), 2) << args[2] << ": " << read_file(file(log));
+    EXPECT_THAT(read_file(file(log)), ::testing::StartsWith("zkwire: semaphore: "));
   }
-  EXPECT_THAT(read_text(file("usage.0")), HasSubstr("--leases"));
-  EXPECT_THAT(read_text(file("usage.5")), HasSubstr("--bogus"));
+  EXPECT_THAT(read_file(file("usage.0")), HasSubstr("--leases"));
+  EXPECT_THAT(read_file(file("usage.5")), HasSubstr("--bogus"));
 }
 
 // Four processes, each taking a lease of two several times: the oracle sees at most two inside at once, and two
@@ -141,10 +134,10 @@ TEST_F(cli_semaphore_test, AtMostNOfFourProcesses) {
     }
   }
   for (std::size_t i = 0; i < statuses.size(); ++i) {
-    EXPECT_EQ(statuses[i], 0) << read_text(
+    EXPECT_EQ(statuses[i], 0) << read_file(
         file("run." + std::to_string(i / processes) + "." + std::to_string(i % processes)));
   }
-  std::istringstream counts(read_text(oracle / "counts"));
+  std::istringstream counts(read_file(oracle / "counts"));
   int most = 0;
   int entries = 0;
   for (int c = 0; counts >> c;) {
@@ -154,7 +147,7 @@ TEST_F(cli_semaphore_test, AtMostNOfFourProcesses) {
   EXPECT_EQ(entries, processes * rounds);
   EXPECT_LE(most, 2) << "more holders than leases";
   EXPECT_EQ(most, 2) << "the oracle never saw two holders at once";
-  std::istringstream nodes(read_text(oracle / "nodes"));
+  std::istringstream nodes(read_file(oracle / "nodes"));
   const std::regex layout(path + "/leases/_c_[0-9a-f-]{36}-lease-[0-9]{10}");
   for (std::string node; std::getline(nodes, node);) EXPECT_TRUE(std::regex_match(node, layout)) << node;
   EXPECT_EQ(leases_now(path), 0U);
@@ -168,15 +161,15 @@ TEST_F(cli_semaphore_test, TimeoutWhileTheLeasesAreTaken) {
     holders.push_back(start(
         cli({"semaphore", "--leases", "2", path, "--", "sh", "-c", "touch \"$0\"; exec sleep 30", inside.string()}),
         "holder." + std::to_string(i)));
-    ASSERT_TRUE(wait_for_file(inside)) << read_text(file("holder." + std::to_string(i)));
+    ASSERT_TRUE(wait_for_file(inside)) << read_file(file("holder." + std::to_string(i)));
   }
   EXPECT_EQ(run(cli({"semaphore", "--leases", "2", "--timeout", "0", path, "--", "true"}), "try"), 75)
-      << read_text(file("try"));
+      << read_file(file("try"));
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(run(cli({"semaphore", "--leases", "2", "--timeout", "0.5", path, "--", "true"}), "wait"), 75)
-      << read_text(file("wait"));
+      << read_file(file("wait"));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 450ms);
-  EXPECT_THAT(read_text(file("wait")), HasSubstr("zkwire: semaphore: " + path + ": not acquired within"));
+  EXPECT_THAT(read_file(file("wait")), HasSubstr("zkwire: semaphore: " + path + ": not acquired within"));
   EXPECT_EQ(leases_now(path), 2U);           // those that gave up left nothing
   for (auto& h : holders) h.terminate(10s);  // SIGTERM is forwarded to the command, which dies of it
   EXPECT_EQ(leases_now(path), 0U);

@@ -11,7 +11,7 @@
 #include "lock_test_support.hpp"
 #include "support/zk_test.hpp"
 
-namespace zkwire {
+namespace zkwire::lock_deadline {  // its own: the timing constants below are also in other files
 namespace {
 
 using recipes::lock;
@@ -84,4 +84,4 @@ TEST_F(lock_deadline_test, TryOnceIsBoundedByTheRequestTimeout) {
 }
 
 }  // namespace
-}  // namespace zkwire
+}  // namespace zkwire::lock_deadline

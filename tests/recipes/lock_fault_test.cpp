@@ -28,6 +28,7 @@ namespace {
 using recipes::lock;
 using recipes::lock_errc;
 using recipes::lock_state;
+using test::set_ops;
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
@@ -79,12 +80,6 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds tim
     std::this_thread::sleep_for(10ms);
   }
   return true;
-}
-
-std::vector<multi_op> set_ops(const std::string& path, const std::string& data) {
-  std::vector<multi_op> list;
-  list.push_back(ops::set(path, data));
-  return list;
 }
 
 class lock_expiry_test : public test::standalone_test {};

@@ -23,15 +23,9 @@ using recipes::lock;
 using recipes::lock_errc;
 using recipes::lock_state;
 using test::run_co;
+using test::set_ops;
 using test::tuple_awaitable;
 using namespace std::chrono_literals;
-
-// One setData op (built outside the coroutines: GCC 12 rejects a braced vector in a co_await expression).
-std::vector<multi_op> set_ops(const std::string& path, const std::string& data) {
-  std::vector<multi_op> list;
-  list.push_back(ops::set(path, data));
-  return list;
-}
 
 class lock_test : public test::standalone_test {
  protected:

@@ -109,4 +109,11 @@ inline asio::awaitable<void> settle(client& c) {
   }
 }
 
+// One setData op (built outside the coroutines: GCC 12 rejects a braced vector in a co_await expression).
+inline std::vector<multi_op> set_ops(const std::string& path, const std::string& data) {
+  std::vector<multi_op> list;
+  list.push_back(ops::set(path, data));
+  return list;
+}
+
 }  // namespace zkwire::test

@@ -15,7 +15,7 @@
 #include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 
-namespace zkwire {
+namespace zkwire::semaphore_deadline {  // its own: the timing constants below are also in other files
 namespace {
 
 using recipes::lock_errc;
@@ -102,4 +102,4 @@ TEST_F(semaphore_deadline_test, TimedAcquireReturnsWithinItsTimeout) {
 }
 
 }  // namespace
-}  // namespace zkwire
+}  // namespace zkwire::semaphore_deadline

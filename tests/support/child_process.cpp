@@ -15,7 +15,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -82,13 +81,6 @@ int checked(int result, const char* what) {
   }
   ::execv(argv[0], argv);
   fail_child(error_pipe);
-}
-
-std::string read_whole_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -193,9 +185,9 @@ std::optional<int> child_process::exit_status() const noexcept {
   return std::nullopt;
 }
 
-std::string child_process::out() const { return out_.empty() ? std::string{} : read_whole_file(out_); }
+std::string child_process::out() const { return out_.empty() ? std::string{} : read_file(out_); }
 
-std::string child_process::err() const { return err_.empty() ? std::string{} : read_whole_file(err_); }
+std::string child_process::err() const { return err_.empty() ? std::string{} : read_file(err_); }
 
 outcome child_process::finish(std::chrono::milliseconds timeout) {
   if (!wait_for(timeout)) {

@@ -2,6 +2,7 @@
 // A directory created with mkdtemp under $TMPDIR (or /tmp) and removed recursively on destruction.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace zkwire::test {
@@ -25,5 +26,8 @@ class temp_dir {
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+// The whole content of the file at `path` ("" when it cannot be opened): the output files of child processes.
+std::string read_file(const std::filesystem::path& path);
 
 }  // namespace zkwire::test
