@@ -175,8 +175,7 @@ void lock_impl::on_lost(std::error_code reason) {
 // --- release ---
 
 void lock_impl::end_hold() {
-  ++generation_;
-  cancel_margin_timer();
+  ++generation_;  // the margin wakeup may stay pending (arm_margin_timer): it finds no hold
   holds_ = 0;
   node_.reset();
   set_state(lock_state::released, {});
@@ -202,7 +201,20 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
   end_hold();
   lost_waiters_.finish_all(lock_errc::not_held);
   releases_.add(id, std::move(done));
-  asio::co_spawn(executor_, release_task(shared_from_this(), path, id), asio::detached);
+  client* c = link_->get();
+  if (c == nullptr) {  // closed: the session's end deletes the node
+    releases_.finish(id, {});
+    return id;
+  }
+  // The delete goes out now with a plain callback (no coroutine for the common case); only a connection loss needs
+  // the retrying task.
+  c->async_remove(path, any_version, [self = shared_from_this(), path, id](std::error_code ec) mutable {
+    if (is_connection_loss(ec)) {
+      asio::co_spawn(self->executor_, release_task(self, std::move(path), id), asio::detached);
+      return;
+    }
+    self->releases_.finish(id, {});  // deleted, already gone, or the session ended (it deletes it too)
+  });
   return id;
 }
 
