@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -21,9 +23,11 @@ namespace zkwire::recipes::detail {
 // Our node in a lock directory (or a semaphore's lease).
 struct owned_node {
   std::string path;  // full client path
-  std::string name;  // child name
   std::int64_t czxid = 0;
   std::int64_t session = 0;  // its ephemeralOwner
+
+  // The child name: the path's last component (not stored twice: a waiter keeps one of these).
+  [[nodiscard]] std::string_view name() const noexcept { return std::string_view(path).substr(path.rfind('/') + 1); }
 };
 
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).

@@ -9,13 +9,25 @@
 #include "zkwire/recipes/revoke.hpp"
 
 namespace zkwire::recipes::detail {
+namespace {
+
+// The default ACL (open_acl_unsafe), one copy for every lock object using it; any other, a copy of its own.
+std::shared_ptr<const std::vector<zkwire::acl>> shared_acl(std::vector<zkwire::acl> acl) {
+  static const auto open = std::make_shared<const std::vector<zkwire::acl>>(zkwire::open_acl_unsafe());
+  if (acl == *open) return open;
+  return std::make_shared<const std::vector<zkwire::acl>>(std::move(acl));
+}
+
+}  // namespace
 
 lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
       options_(std::move(options)),
+      acl_(shared_acl(std::move(options_.acl))),
       metrics_(options_.metrics, *clock_, directory_, kind_) {
+  options_.acl = {};
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -39,14 +51,14 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
-    auto a = std::make_shared<attempt>();
+    auto a = make_attempt(shared_from_this());
     a->id = id;
     a->done = std::move(done);
     current_ = a;
     start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
-    spawn_acquire(shared_from_this(), a);
+    spawn_acquire(a);
     return id;
   }
   complete(std::move(done), refuse);
@@ -103,7 +115,7 @@ std::string lock_impl::sibling_held_node() const {
   auto sibling = sibling_.lock();
   if (!sibling || !sibling->node_) return {};
   const auto s = sibling->state_;
-  return s == lock_state::held || s == lock_state::uncertain ? sibling->node_->name : std::string();
+  return s == lock_state::held || s == lock_state::uncertain ? std::string(sibling->node_->name()) : std::string();
 }
 
 // --- holding ---
