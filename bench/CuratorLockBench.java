@@ -65,17 +65,27 @@ public final class CuratorLockBench {
         sorted.size(), percentile(sorted, 50), percentile(sorted, 99), opsPerSec));
   }
 
-  private static void uncontended(String servers, String path, int count, int warmup) throws Exception {
+  // One acquire+release of a recipe object made on `client`.
+  private interface Cycle {
+    void run() throws Exception;
+  }
+
+  private interface CycleFactory {
+    Cycle make(CuratorFramework client) throws Exception;
+  }
+
+  // One session, COUNT cycles one at a time after WARMUP untimed ones; latency: the whole cycle.
+  private static void timeCycles(String servers, String path, int count, int warmup, CycleFactory factory)
+      throws Exception {
     CuratorFramework client = connect(servers);
     try {
-      InterProcessMutex mutex = new InterProcessMutex(client, path);
+      Cycle cycle = factory.make(client);
       List<Double> samples = new ArrayList<>(count);
       long began = 0;
       for (int i = 0; i < warmup + count; ++i) {
         if (i == warmup) began = System.nanoTime();
         long start = System.nanoTime();
-        mutex.acquire();
-        mutex.release();
+        cycle.run();
         if (i >= warmup) samples.add((System.nanoTime() - start) / 1e3);
       }
       double seconds = (System.nanoTime() - began) / 1e9;
@@ -86,25 +96,24 @@ public final class CuratorLockBench {
     }
   }
 
+  private static void uncontended(String servers, String path, int count, int warmup) throws Exception {
+    timeCycles(servers, path, count, warmup, client -> {
+      InterProcessMutex mutex = new InterProcessMutex(client, path);
+      return () -> {
+        mutex.acquire();
+        mutex.release();
+      };
+    });
+  }
+
   private static void semaphore(String servers, String path, int leases, int count, int warmup) throws Exception {
-    CuratorFramework client = connect(servers);
-    try {
+    timeCycles(servers, path, count, warmup, client -> {
       InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, path, leases);
-      List<Double> samples = new ArrayList<>(count);
-      long began = 0;
-      for (int i = 0; i < warmup + count; ++i) {
-        if (i == warmup) began = System.nanoTime();
-        long start = System.nanoTime();
+      return () -> {
         Lease lease = semaphore.acquire();
         semaphore.returnLease(lease);
-        if (i >= warmup) samples.add((System.nanoTime() - start) / 1e3);
-      }
-      double seconds = (System.nanoTime() - began) / 1e9;
-      client.delete().deletingChildrenIfNeeded().forPath(path);
-      print(samples, seconds > 0 ? samples.size() / seconds : 0.0);
-    } finally {
-      client.close();
-    }
+      };
+    });
   }
 
   private static void handoff(String servers, String path, int contenders, int count, int warmup) throws Exception {
