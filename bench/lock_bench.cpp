@@ -35,7 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -49,7 +49,6 @@
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-using cycle = std::function<asio::awaitable<void>()>;
 
 struct config {
   std::string servers = "127.0.0.1:2181";
@@ -77,10 +76,82 @@ void print(const char* op, const std::vector<double>& samples) {
               samples.empty() ? 0.0 : sum / static_cast<double>(samples.size()));
 }
 
-asio::awaitable<void> measure(const config& cfg, std::vector<cycle>& cycles, std::vector<std::vector<double>>& out) {
-  for (auto& c : cycles) {
+// What the cycles work on: one client, its lock and semaphore, and the reference node's name and data.
+struct subjects {
+  zkwire::client& c;
+  zkwire::recipes::lock& l;
+  zkwire::recipes::semaphore& s;
+  std::string lock_dir;
+  std::string reference_path;  // named like the lock's own node: "<dir>/_c_<uuid>-lock-"
+  std::string data;            // the lock's node data (default_lock_data())
+};
+
+asio::awaitable<void> lock_cycle(subjects& x) {
+  auto acquire = x.l.async_acquire(asio::use_awaitable);
+  co_await std::move(acquire);
+  auto release = x.l.async_release(asio::use_awaitable);
+  co_await std::move(release);
+}
+
+zkwire::create_options ephemeral_sequential() {
+  zkwire::create_options options;
+  options.mode = zkwire::create_mode::ephemeral_sequential;
+  return options;
+}
+
+asio::awaitable<void> create_delete_cycle(subjects& x) {
+  auto create = x.c.async_create(x.reference_path, x.data, ephemeral_sequential(), asio::use_awaitable);
+  const auto created = co_await std::move(create);
+  auto remove = x.c.async_remove(created.path, zkwire::any_version, asio::use_awaitable);
+  co_await std::move(remove);
+}
+
+// The lock's own requests without the recipe: the create and the listing back to back (one round trip), both
+// replies awaited, then the delete.
+asio::awaitable<void> create_list_delete_cycle(subjects& x) {
+  struct join {
+    explicit join(const asio::any_io_executor& executor) : both(executor, clock_type::time_point::max()) {}
+    asio::steady_timer both;
+    int replies = 0;
+    std::error_code error;
+    zkwire::create_result created;
+    void arrive(std::error_code ec) {
+      if (ec) error = ec;
+      if (++replies == 2) both.cancel();
+    }
+  };
+  auto state = std::make_shared<join>(x.c.get_executor());
+  x.c.async_create(x.reference_path, x.data, ephemeral_sequential(),
+                   [state](std::error_code ec, zkwire::create_result r) {
+                     state->created = std::move(r);
+                     state->arrive(ec);
+                   });
+  x.c.async_get_children(x.lock_dir,
+                         [state](std::error_code ec, const zkwire::children_result&) { state->arrive(ec); });
+  while (state->replies < 2) {
+    auto wait = state->both.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    co_await std::move(wait);
+  }
+  if (state->error) throw std::system_error(state->error, "create+list");
+  auto remove = x.c.async_remove(state->created.path, zkwire::any_version, asio::use_awaitable);
+  co_await std::move(remove);
+}
+
+asio::awaitable<void> semaphore_cycle(subjects& x) {
+  constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
+  auto acquire = x.s.async_acquire(std::chrono::milliseconds(-1), tuple_awaitable);
+  if (auto [ec] = co_await std::move(acquire); ec) throw std::system_error(ec, "semaphore acquire");
+  auto release = x.s.async_release(tuple_awaitable);
+  if (auto [ec] = co_await std::move(release); ec) throw std::system_error(ec, "semaphore release");
+}
+
+using cycle = asio::awaitable<void> (*)(subjects&);
+
+asio::awaitable<void> measure(const config& cfg, subjects& x, const std::vector<cycle>& cycles,
+                              std::vector<std::vector<double>>& out) {
+  for (const cycle c : cycles) {
     for (std::size_t i = 0; i < cfg.warmup; ++i) {
-      auto once = c();
+      auto once = c(x);
       co_await std::move(once);
     }
   }
@@ -91,7 +162,7 @@ asio::awaitable<void> measure(const config& cfg, std::vector<cycle>& cycles, std
       const std::size_t which = (block + k) % cycles.size();
       for (std::size_t i = 0; i < count; ++i) {
         const auto start = clock_type::now();
-        auto once = cycles[which]();
+        auto once = cycles[which](x);
         co_await std::move(once);
         out[which].push_back(std::chrono::duration<double, std::micro>(clock_type::now() - start).count());
       }
@@ -104,11 +175,29 @@ asio::awaitable<void> remove_tree(zkwire::client& c, std::string path) {
   auto [ec, children] = co_await std::move(listing);
   if (ec) co_return;
   for (const auto& child : children.children) {
-    auto below = remove_tree(c, path + "/" + child);
+    std::string below_path = path;
+    below_path.append("/").append(child);
+    auto below = remove_tree(c, std::move(below_path));
     co_await std::move(below);
   }
   auto remove = c.async_remove(path, zkwire::any_version, asio::experimental::as_tuple(asio::use_awaitable));
   co_await std::move(remove);
+}
+
+// Makes the directories, measures, removes everything.
+asio::awaitable<void> body(const config& cfg, subjects& x, const std::string& root, const std::vector<cycle>& cycles,
+                           std::vector<std::vector<double>>& samples) {
+  // Persistent directories: the server reaps an empty container (what the lock would make) between cycles, and
+  // neither cycle should pay for making it again.
+  const std::vector<std::string> directories{root, x.lock_dir};
+  for (const std::string& dir : directories) {
+    auto make = x.c.async_create(dir, "", zkwire::create_options{}, asio::use_awaitable);
+    co_await std::move(make);
+  }
+  auto measured = measure(cfg, x, cycles, samples);
+  co_await std::move(measured);
+  auto cleanup = remove_tree(x.c, root);
+  co_await std::move(cleanup);
 }
 
 int fail(const std::string& what) {
@@ -127,58 +216,15 @@ int run(const config& cfg) {
   zkwire::recipes::semaphore s(c, root + "/s", cfg.leases);
 
   // The reference node: named, filled and placed like the lock's own node.
-  const std::string reference_path =
-      lock_dir + "/" +
-      zkwire::recipes::node_prefix(zkwire::recipes::naming::curator, zkwire::recipes::lock_kind::exclusive,
-                                   zkwire::recipes::make_guid(zkwire::recipes::naming::curator));
-  const std::string data = zkwire::recipes::default_lock_data();
-  zkwire::create_options ephemeral_sequential;
-  ephemeral_sequential.mode = zkwire::create_mode::ephemeral_sequential;
-
-  std::vector<cycle> cycles{
-      [&]() -> asio::awaitable<void> {
-        auto acquire = l.async_acquire(asio::use_awaitable);
-        co_await std::move(acquire);
-        auto release = l.async_release(asio::use_awaitable);
-        co_await std::move(release);
-      },
-      [&]() -> asio::awaitable<void> {
-        auto create = c.async_create(reference_path, data, ephemeral_sequential, asio::use_awaitable);
-        const auto created = co_await std::move(create);
-        auto remove = c.async_remove(created.path, zkwire::any_version, asio::use_awaitable);
-        co_await std::move(remove);
-      },
-      [&]() -> asio::awaitable<void> {
-        // The lock's own requests without the recipe: the create and the listing back to back (one round trip),
-        // both replies awaited, then the delete.
-        asio::steady_timer both(io, clock_type::time_point::max());
-        int replies = 0;
-        std::error_code error;
-        zkwire::create_result created;
-        const auto arrive = [&](std::error_code ec) {
-          if (ec) error = ec;
-          if (++replies == 2) both.cancel();
-        };
-        c.async_create(reference_path, data, ephemeral_sequential, [&](std::error_code ec, zkwire::create_result r) {
-          created = std::move(r);
-          arrive(ec);
-        });
-        c.async_get_children(lock_dir, [&](std::error_code ec, const zkwire::children_result&) { arrive(ec); });
-        while (replies < 2) {
-          auto wait = both.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
-          co_await std::move(wait);
-        }
-        if (error) throw std::system_error(error, "create+list");
-        auto remove = c.async_remove(created.path, zkwire::any_version, asio::use_awaitable);
-        co_await std::move(remove);
-      },
-      [&]() -> asio::awaitable<void> {
-        auto acquire = s.async_acquire(std::chrono::milliseconds(-1), asio::use_awaitable);
-        co_await std::move(acquire);
-        auto release = s.async_release(asio::use_awaitable);
-        co_await std::move(release);
-      },
-  };
+  subjects x{c,
+             l,
+             s,
+             lock_dir,
+             lock_dir + "/" +
+                 zkwire::recipes::node_prefix(zkwire::recipes::naming::curator, zkwire::recipes::lock_kind::exclusive,
+                                              zkwire::recipes::make_guid(zkwire::recipes::naming::curator)),
+             zkwire::recipes::default_lock_data()};
+  std::vector<cycle> cycles{lock_cycle, create_delete_cycle, create_list_delete_cycle, semaphore_cycle};
   const std::vector<std::string> names{"lock", "create+delete", "create+list+delete", "semaphore"};
   if (!cfg.only.empty()) {
     const auto kept = std::find(names.begin(), names.end(), cfg.only);
@@ -189,21 +235,8 @@ int run(const config& cfg) {
   std::vector<std::vector<double>> samples(cycles.size());
   std::exception_ptr failure;
   bool done = false;
-  auto body = [&]() -> asio::awaitable<void> {
-    // Persistent directories: the server reaps an empty container (what the lock would make) between cycles, and
-    // neither cycle should pay for making it again.
-    const std::vector<std::string> directories{root, lock_dir};
-    for (const std::string& dir : directories) {
-      auto make = c.async_create(dir, "", zkwire::create_options{}, asio::use_awaitable);
-      co_await std::move(make);
-    }
-    auto measured = measure(cfg, cycles, samples);
-    co_await std::move(measured);
-    auto cleanup = remove_tree(c, root);
-    co_await std::move(cleanup);
-  };
-  asio::co_spawn(io, body(), [&](std::exception_ptr e) {
-    failure = e;
+  asio::co_spawn(io, body(cfg, x, root, cycles, samples), [&](std::exception_ptr e) {
+    failure = std::move(e);
     done = true;
     c.async_close([](std::error_code) {});
   });

@@ -139,9 +139,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
  private:
   [[nodiscard]] std::shared_ptr<attempt> shared_attempt() { return shared_from_this(); }
 
-  void new_guid() {
-    prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
-  }
+  void new_guid() { prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format())); }
 
   // The acquire's limit on its requests (acquire_deadline.hpp).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const { return a_->limits.remaining(link_->get()); }
@@ -214,8 +212,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->acl();
-    auto pipelined =
-        create_and_list(link_, child_path(dir_, prefix_), self_->options().data, options, dir_, remaining());
+    auto pipelined = create_and_list(link_, child_path(dir_, prefix_), self_->data(), options, dir_, remaining());
     auto r = co_await std::move(pipelined);
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no
     // deadline: it is cleanup) finds the node if the server applied the create, for run() to delete.

@@ -24,12 +24,11 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
-      options_(std::move(options)),
-      acl_(shared_acl(std::move(options_.acl))),
-      metrics_(options_.metrics, *clock_, directory_, kind_) {
-  options_.acl = {};
-  if (options_.data.empty()) options_.data = default_lock_data();
-}
+      name_format_(options.name_format),
+      reentrant_(options.reentrant),
+      data_(options.data.empty() ? default_lock_data() : std::move(options.data)),
+      acl_(shared_acl(std::move(options.acl))),
+      metrics_(std::move(options.metrics), *clock_, directory_, kind_) {}
 
 // --- acquire ---
 
@@ -37,7 +36,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    if (options_.reentrant) {
+    if (reentrant_) {
       ++holds_;
     } else {
       refuse = lock_errc::already_held;
@@ -208,7 +207,7 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
     complete(std::move(done), {});
     return id;
   }
-  const std::string path = node_->path;
+  std::string path = node_->path;
   metrics_.hold_ended({});
   end_hold();
   lost_waiters_.finish_all(lock_errc::not_held);

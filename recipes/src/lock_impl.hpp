@@ -89,8 +89,9 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // --- observers ---
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
-  // lock_options without its acl, which is acl() (shared between the lock objects that use the default).
-  [[nodiscard]] const lock_options& options() const noexcept { return options_; }
+  // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
+  [[nodiscard]] naming name_format() const noexcept { return name_format_; }
+  [[nodiscard]] const std::string& data() const noexcept { return data_; }
   [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
@@ -115,7 +116,11 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
 
   std::string directory_;
   lock_kind kind_;
-  lock_options options_;
+  // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL is shared between the lock
+  // objects that use the default.
+  naming name_format_;
+  bool reentrant_;
+  std::string data_;
   std::shared_ptr<const std::vector<zkwire::acl>> acl_;
   std::weak_ptr<lock_impl> sibling_;
 
