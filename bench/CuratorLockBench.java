@@ -1,5 +1,5 @@
-// The Curator side of bench/lock_compare.py: Apache Curator's InterProcessMutex measured the way the script
-// measures zkwire's lock and Kazoo's Lock. Compiled by the script at run time (javac, Debian's libcurator-*-java
+// The Curator side of bench/lock_compare.py: Apache Curator's InterProcessMutex and InterProcessSemaphoreV2
+// measured the way the script measures zkwire's lock and semaphore and Kazoo's Lock. Compiled by the script at run time (javac, Debian's libcurator-*-java
 // jars on the class path); prints one JSON object on stdout.
 //
 //   java CuratorLockBench SERVERS uncontended COUNT WARMUP
@@ -9,6 +9,9 @@
 //       CONTENDERS sessions (a thread each) on one lock, each acquiring and releasing at once, over and over,
 //       until COUNT acquisitions (after WARMUP untimed ones); latency: the wait from asking to holding;
 //       rate: acquisitions per second
+//
+//   java CuratorLockBench SERVERS semaphore LEASES COUNT WARMUP
+//       as uncontended, with InterProcessSemaphoreV2 of LEASES leases: acquire one lease, return it
 //
 // Output: {"count":N,"p50_us":X,"p99_us":X,"ops_per_sec":X}. Everything happens under /curator-bench-<random>,
 // removed at the end. Exit status 1 with a message on stderr on any failure.
@@ -25,6 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.RetryNTimes;
 
 public final class CuratorLockBench {
@@ -60,17 +65,27 @@ public final class CuratorLockBench {
         sorted.size(), percentile(sorted, 50), percentile(sorted, 99), opsPerSec));
   }
 
-  private static void uncontended(String servers, String path, int count, int warmup) throws Exception {
+  // One acquire+release of a recipe object made on `client`.
+  private interface Cycle {
+    void run() throws Exception;
+  }
+
+  private interface CycleFactory {
+    Cycle make(CuratorFramework client) throws Exception;
+  }
+
+  // One session, COUNT cycles one at a time after WARMUP untimed ones; latency: the whole cycle.
+  private static void timeCycles(String servers, String path, int count, int warmup, CycleFactory factory)
+      throws Exception {
     CuratorFramework client = connect(servers);
     try {
-      InterProcessMutex mutex = new InterProcessMutex(client, path);
+      Cycle cycle = factory.make(client);
       List<Double> samples = new ArrayList<>(count);
       long began = 0;
       for (int i = 0; i < warmup + count; ++i) {
         if (i == warmup) began = System.nanoTime();
         long start = System.nanoTime();
-        mutex.acquire();
-        mutex.release();
+        cycle.run();
         if (i >= warmup) samples.add((System.nanoTime() - start) / 1e3);
       }
       double seconds = (System.nanoTime() - began) / 1e9;
@@ -79,6 +94,26 @@ public final class CuratorLockBench {
     } finally {
       client.close();
     }
+  }
+
+  private static void uncontended(String servers, String path, int count, int warmup) throws Exception {
+    timeCycles(servers, path, count, warmup, client -> {
+      InterProcessMutex mutex = new InterProcessMutex(client, path);
+      return () -> {
+        mutex.acquire();
+        mutex.release();
+      };
+    });
+  }
+
+  private static void semaphore(String servers, String path, int leases, int count, int warmup) throws Exception {
+    timeCycles(servers, path, count, warmup, client -> {
+      InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, path, leases);
+      return () -> {
+        Lease lease = semaphore.acquire();
+        semaphore.returnLease(lease);
+      };
+    });
   }
 
   private static void handoff(String servers, String path, int contenders, int count, int warmup) throws Exception {
@@ -128,11 +163,14 @@ public final class CuratorLockBench {
   public static void main(String[] args) {
     try {
       if (args.length < 4) throw new IllegalArgumentException("usage: CuratorLockBench SERVERS uncontended COUNT WARMUP"
-                                                              + " | SERVERS handoff CONTENDERS COUNT WARMUP");
+                                                              + " | SERVERS handoff CONTENDERS COUNT WARMUP"
+                                                              + " | SERVERS semaphore LEASES COUNT WARMUP");
       String servers = args[0];
       String path = "/curator-bench-" + UUID.randomUUID().toString().substring(0, 8);
       if (args[1].equals("uncontended")) {
         uncontended(servers, path, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+      } else if (args[1].equals("semaphore") && args.length >= 5) {
+        semaphore(servers, path, Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
       } else if (args[1].equals("handoff") && args.length >= 5) {
         handoff(servers, path, Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
       } else {

@@ -1,16 +1,21 @@
 #!/usr/bin/python3
 """Locks: zkwire's recipe (`zkwire bench --ops get,lock`) against Kazoo's Lock and Curator's InterProcessMutex, on
-the same server, interleaved.
+the same server, interleaved; zkwire's uncontended lock against the bare requests it is made of; zkwire's semaphore
+against Curator's InterProcessSemaphoreV2.
 
 Usage: /usr/bin/python3 bench/lock_compare.py --zkwire build/bin/zkwire -s HOST:PORT [-n N] [--rounds R]
-                                              [--curator auto|on|off]
+                                              [--curator auto|on|off] [--lock-bench PATH] [--leases K]
 
 Measures, for each side: uncontended acquire+release latency (one session, one lock, one cycle at a time) and the
 handoff rate with 2 and 8 contenders (each its own session, all on one lock, each acquiring and releasing at once,
 over and over). The sides take turns within each round, in an order that rotates from round to round, so that a
-change in the machine's load hits them alike. Prints a markdown table with the ratios and the lock targets of
-docs/design.md#performance-targets (zkwire's uncontended acquire+release p50 at most 2.2 x its get p50; handoff
-rate with 8 contenders at least 1.5 x Kazoo's).
+change in the machine's load hits them alike. Each round also runs build/bin/zkwire_lock_bench (--lock-bench;
+bench/lock_bench.cpp), which times, interleaved on one client: the lock's acquire+release, a bare create
+(EPHEMERAL_SEQUENTIAL, named, filled and placed like a lock node) + delete, the same create and a listing back to
+back + delete (the lock's own requests without the recipe), and a semaphore acquire+release (1 lease of K); and,
+with Curator, InterProcessSemaphoreV2's acquire+return of 1 lease of K. The ratios of the first three are taken per
+round and reported as median and range. Prints markdown tables with the ratios and the lock targets of
+docs/design.md#performance-targets.
 
 Needs Debian's python3-kazoo (run with /usr/bin/python3). Curator: bench/CuratorLockBench.java is compiled with javac
 (default-jdk-headless) into a temporary directory against Debian's libcurator-*-java jars in /usr/share/java; with
@@ -18,8 +23,7 @@ Needs Debian's python3-kazoo (run with /usr/bin/python3). Curator: bench/Curator
 (then, as with --curator on, that is an error). Kazoo's logging is silenced, Curator's goes to slf4j-nop.
 zkwire and Kazoo run 20 untimed cycles before each measurement; Curator runs --curator-warmup (default 500), since
 a JVM runs its code interpreted until the JIT has compiled it, and the comparison is meant to be with Curator in its
-steady state (on a loaded machine, 20 cycles left Curator's p50 several times slower).
-"""
+steady state (on a loaded machine, 20 cycles left Curator's p50 several times slower)."""
 
 import argparse
 import json
@@ -148,6 +152,16 @@ class Curator:
     def handoff(self, servers, contenders, count, warmup):
         return self.run(servers, "handoff", contenders, count, warmup)
 
+    def semaphore(self, servers, leases, count, warmup):
+        return self.run(servers, "semaphore", leases, count, warmup)
+
+
+def lock_bench(program, servers, count, warmup, leases):
+    """bench/lock_bench.cpp: {op: row} for lock, create+delete, create+list+delete, semaphore and ratio."""
+    out = subprocess.run([program, "-s", servers, "-n", str(count), "--warmup", str(warmup), "--leases", str(leases)],
+                         check=True, capture_output=True, text=True).stdout
+    return {row["op"]: row for row in (json.loads(line) for line in out.splitlines() if line.strip())}
+
 
 def median(values):
     return sorted(values)[len(values) // 2]
@@ -161,7 +175,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--curator", choices=["auto", "on", "off"], default="auto")
     parser.add_argument("--curator-warmup", type=int, default=500)
+    parser.add_argument("--lock-bench", help="zkwire_lock_bench (default: next to --zkwire)")
+    parser.add_argument("--leases", type=int, default=4, help="the semaphores' leases (default 4)")
     args = parser.parse_args()
+    if args.lock_bench is None:
+        args.lock_bench = os.path.join(os.path.dirname(os.path.abspath(args.zkwire)), "zkwire_lock_bench")
+    if not os.access(args.lock_bench, os.X_OK):
+        parser.error(f"no zkwire_lock_bench at {args.lock_bench} (build the target, or give --lock-bench)")
     logging.getLogger("kazoo").setLevel(logging.CRITICAL)
     warmup = 20
 
@@ -188,6 +208,8 @@ def run(args, curator, curator_missing, warmup):
     unc = {side: [] for side in sides}
     hand = {side: {2: [], 8: []} for side in sides}
     z_get = []
+    reference = []  # per round: zkwire_lock_bench's rows
+    curator_semaphore = []
 
     def uncontended(side):
         if side == "zkwire":
@@ -214,6 +236,13 @@ def run(args, curator, curator_missing, warmup):
         for k in (2, 8):
             for side in order:
                 hand[side][k].append(handoff(side, k))
+        semaphore_order = ["zkwire", "curator"] if round_number % 2 == 0 else ["curator", "zkwire"]
+        for side in semaphore_order:
+            if side == "zkwire":
+                reference.append(lock_bench(args.lock_bench, args.servers, args.n, warmup, args.leases))
+            elif curator:
+                curator_semaphore.append(curator.semaphore(args.servers, args.leases, args.n,
+                                                           args.curator_warmup)["p50_us"])
 
     print("### Locks: zkwire against Kazoo's Lock and Curator's InterProcessMutex")
     print()
@@ -248,6 +277,31 @@ def run(args, curator, curator_missing, warmup):
     print()
     print("For latencies a ratio below 1 favours zkwire; for rates a ratio above 1 does.")
     print()
+    def spread(values, fmt="{:.2f}"):
+        return f"{fmt.format(median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))})"
+
+    unc_over_cd = [r["ratio"]["lock_over_create_delete"] for r in reference]
+    unc_over_cld = [r["ratio"]["lock_over_create_list_delete"] for r in reference]
+    print(f"#### Uncontended lock against its requests, and the semaphore (zkwire_lock_bench, {args.rounds} rounds)")
+    print()
+    print("One session, one cycle at a time, the kinds interleaved in blocks within each round; p50 per round, "
+          "median (range) over the rounds. create+delete: a bare EPHEMERAL_SEQUENTIAL create named, filled and "
+          "placed like a lock node, then its delete. create+list+delete: the same with a getChildren of the "
+          "directory sent right behind the create (the lock's own requests, without the recipe). Semaphore: "
+          f"1 lease of {args.leases}, acquire+release.")
+    print()
+    print("| figure | median (range) |")
+    print("|---|---:|")
+    for op in ("lock", "create+delete", "create+list+delete", "semaphore"):
+        print(f"| {op} p50 (us) | {spread([r[op]['p50_us'] for r in reference], '{:.0f}')} |")
+    print(f"| lock / create+delete | {spread(unc_over_cd)} |")
+    print(f"| lock / create+list+delete | {spread(unc_over_cld)} |")
+    if curator_semaphore:
+        z_sem = [r["semaphore"]["p50_us"] for r in reference]
+        print(f"| Curator InterProcessSemaphoreV2 p50 (us) | {spread(curator_semaphore, '{:.0f}')} |")
+        print(f"| semaphore, zkwire / Curator | "
+              f"{spread([z / c for z, c in zip(z_sem, curator_semaphore)])} |")
+    print()
     zu = median(unc["zkwire"])
     zg = median(z_get)
     z8 = median([r["ops_per_sec"] for r in hand["zkwire"][8]])
@@ -256,10 +310,15 @@ def run(args, curator, curator_missing, warmup):
     print("|---|---:|---:|---|")
     print(f"| uncontended acquire+release p50 / get p50 (zkwire) | {zu / zg:.2f} | <= 2.20 | "
           f"{'met' if zu / zg <= 2.2 else 'missed'} |")
+    print(f"| uncontended acquire+release p50 / create+delete p50 (median of rounds) | {median(unc_over_cd):.2f} | "
+          f"<= 1.10 | {'met' if median(unc_over_cd) <= 1.1 else 'missed'} |")
     print(f"| handoff rate with 8 contenders, zkwire / Kazoo | {z8 / k8:.2f} | >= 1.50 | "
           f"{'met' if z8 / k8 >= 1.5 else 'missed'} |")
+    if curator:
+        c8 = median([r["ops_per_sec"] for r in hand["curator"][8]])
+        print(f"| handoff rate with 8 contenders, zkwire / Curator | {z8 / c8:.2f} | >= 3.50 | "
+              f"{'met' if z8 / c8 >= 3.5 else 'missed'} |")
     print()
-
 
 if __name__ == "__main__":
     main()

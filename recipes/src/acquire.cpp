@@ -32,7 +32,7 @@ struct position {
   std::optional<std::string> blocker;  // the child to watch
 };
 
-position find_position(const std::vector<node_name>& sorted, const std::string& ours, lock_kind kind,
+position find_position(const std::vector<node_name>& sorted, std::string_view ours, lock_kind kind,
                        const std::string& own_writer) {
   position p;
   std::optional<std::string> previous;
@@ -88,16 +88,18 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
     if (!st) co_return recovery{};
     // Adopt only a node of the session we run now (a dying earlier session's node may still be listed).
     if (st->ephemeral_owner != session) co_return recovery{{}, std::nullopt, true};
-    co_return recovery{{}, owned_node{child_path(directory, name), name, st->czxid, session}, false};
+    co_return recovery{{}, owned_node{child_path(directory, name), st->czxid, session}, false};
   }
 }
 
 namespace {
 
-class acquire_task : public std::enable_shared_from_this<acquire_task> {
+// The task is the attempt too (one allocation per waiter): the lock holds it as its current attempt, and the task
+// refers to its attempt part through a_.
+class acquire_task : public attempt, public std::enable_shared_from_this<acquire_task> {
  public:
-  acquire_task(std::shared_ptr<lock_impl> self, std::shared_ptr<attempt> a)
-      : self_(std::move(self)), a_(std::move(a)), link_(self_->link()), dir_(self_->directory()) {
+  explicit acquire_task(std::shared_ptr<lock_impl> self)
+      : self_(std::move(self)), link_(self_->link()), dir_(self_->directory()) {
     new_guid();
   }
   ~acquire_task() = default;
@@ -120,7 +122,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
     parked_ = false;
     const std::error_code failure = co_await acquire();
     if (parked_) co_return;  // resumed by the next wakeup
-    if (failure) self_->give_up(a_, failure);
+    if (failure) self_->give_up(shared_attempt(), failure);
     // Not held (or held too late: the caller gave up meanwhile): nothing may be left behind.
     if (node_) {
       auto cleanup = delete_until_gone(link_, node_->path);
@@ -135,9 +137,9 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
   }
 
  private:
-  void new_guid() {
-    prefix_ = node_prefix(self_->options().name_format, self_->kind(), make_guid(self_->options().name_format));
-  }
+  [[nodiscard]] std::shared_ptr<attempt> shared_attempt() { return shared_from_this(); }
+
+  void new_guid() { prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format())); }
 
   // The acquire's limit on its requests (acquire_deadline.hpp).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const { return a_->limits.remaining(link_->get()); }
@@ -184,7 +186,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
       // Only the position outlives this statement: a waiter suspended below must not keep the whole listing in its
       // coroutine frame (with N waiters that would be N listings of N names).
       const auto pos =
-          find_position(sort_in_lock_order(*children), node_->name, self_->kind(), self_->sibling_held_node());
+          find_position(sort_in_lock_order(*children), node_->name(), self_->kind(), self_->sibling_held_node());
       children.reset();
       if (!pos.found) {  // deleted by someone else, or our session ended: start over
         forget_node();
@@ -192,7 +194,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
       }
       if (!a_->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
       if (!pos.blocker) {
-        if (self_->grant(a_, *node_)) node_.reset();  // the lock owns it now
+        if (self_->grant(shared_attempt(), *node_)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
       if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
@@ -209,23 +211,21 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
   asio::awaitable<create_outcome> create_node() {
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
-    options.acl = self_->options().acl;
-    auto pipelined =
-        create_and_list(link_, child_path(dir_, prefix_), self_->options().data, options, dir_, remaining());
+    options.acl = self_->acl();
+    auto pipelined = create_and_list(link_, child_path(dir_, prefix_), self_->data(), options, dir_, remaining());
     auto r = co_await std::move(pipelined);
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no
     // deadline: it is cleanup) finds the node if the server applied the create, for run() to delete.
-    if (out_of_time(r.create_error)) self_->give_up(a_, lock_errc::timeout);
+    if (out_of_time(r.create_error)) self_->give_up(shared_attempt(), lock_errc::timeout);
     if (!r.create_error) {
-      node_ = owned_node{r.created.path, r.created.path.substr(r.created.path.rfind('/') + 1), r.created.stat.czxid,
-                         r.created.stat.ephemeral_owner};
+      node_ = owned_node{r.created.path, r.created.stat.czxid, r.created.stat.ephemeral_owner};
       create_outcome out;
       if (!r.list_error) out.children = std::move(r.listed.children);
       co_return out;
     }
     if (r.create_error == server_error::no_node) {
       // The directory is missing, or was reaped (an empty container) since we made it: make it again.
-      auto ensure = ensure_directory(link_, dir_, self_->options().acl);
+      auto ensure = ensure_directory(link_, dir_, self_->acl());
       const std::error_code ensured = co_await std::move(ensure);
       co_return create_outcome{ensured, std::nullopt};
     }
@@ -270,7 +270,9 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
     if (ec) co_return ec;
     // Wait without a coroutine: with many waiters their frames would be most of the memory they take. The blocker's
     // watch, a timeout, a cancellation or the lock's destruction sets the wakeup, which starts run() again.
-    parked_ = a_->wake.park([task = shared_from_this()]() mutable { launch(std::move(task)); });
+    parked_ = a_->wake.park(
+        [](std::shared_ptr<void> task) { launch(std::static_pointer_cast<acquire_task>(std::move(task))); },
+        shared_from_this());
     co_return std::error_code{};
   }
 
@@ -289,7 +291,7 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
   }
 
   std::shared_ptr<lock_impl> self_;
-  std::shared_ptr<attempt> a_;
+  attempt* const a_ = this;  // not a shared_ptr: the task would keep itself alive
   link_ptr link_;
   const std::string& dir_;  // the lock's (self_ keeps it alive)
   std::string prefix_;
@@ -311,8 +313,12 @@ class acquire_task : public std::enable_shared_from_this<acquire_task> {
 
 }  // namespace
 
-void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a) {
-  acquire_task::launch(std::make_shared<acquire_task>(impl, a));
+std::shared_ptr<attempt> make_attempt(const std::shared_ptr<lock_impl>& impl) {
+  return std::make_shared<acquire_task>(impl);
+}
+
+void spawn_acquire(const std::shared_ptr<attempt>& a) {
+  acquire_task::launch(std::static_pointer_cast<acquire_task>(a));
 }
 
 }  // namespace zkwire::recipes::detail

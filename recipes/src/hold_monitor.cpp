@@ -116,16 +116,22 @@ void hold_monitor::arm_margin_timer(std::uint64_t generation) {
   if (!margin_timer_) {
     margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<hold_monitor>(monitor_self())] {
       auto self = weak.lock();
-      if (!self || self->generation_ != self->margin_generation_) return;
+      if (!self) return;
+      self->margin_pending_ = false;
+      if (self->generation_ != self->margin_generation_) return;
       if (self->state_ != lock_state::held && self->state_ != lock_state::uncertain) return;
       self->arm_margin_timer(self->margin_generation_);  // a later answer moved the deadline, or it has passed
     });
   }
   margin_generation_ = generation;
+  if (margin_pending_ && margin_expiry_ <= deadline) return;  // it fires first, and re-arms then
+  margin_pending_ = true;
+  margin_expiry_ = deadline;
   margin_timer_->expires_at(deadline);
 }
 
 void hold_monitor::cancel_margin_timer() {
+  margin_pending_ = false;
   if (margin_timer_) margin_timer_->cancel();
 }
 

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -21,9 +23,11 @@ namespace zkwire::recipes::detail {
 // Our node in a lock directory (or a semaphore's lease).
 struct owned_node {
   std::string path;  // full client path
-  std::string name;  // child name
   std::int64_t czxid = 0;
   std::int64_t session = 0;  // its ephemeralOwner
+
+  // The child name: the path's last component (not stored twice: a waiter keeps one of these).
+  [[nodiscard]] std::string_view name() const noexcept { return std::string_view(path).substr(path.rfind('/') + 1); }
 };
 
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
@@ -64,8 +68,13 @@ class hold_monitor {
   // in a posted handler, and on_session ignored the change while acquiring). Catch up, or we would report `held`
   // on a broken connection, or on a session that ended, and never check again after the reconnect.
   void catch_up_with_session();
-  // Arms the safety-margin wakeup for the hold `generation` (lost at once if the deadline has passed).
+  // Arms the safety-margin wakeup for the hold `generation` (lost at once if the deadline has passed). A wakeup
+  // still pending from an earlier hold, due no later than this deadline, is kept: when it fires it re-arms for
+  // the deadline of the hold then current. So a lock taken and released over and over touches its timer about once
+  // per session timeout, not twice per hold.
   void arm_margin_timer(std::uint64_t generation);
+  // Stops the wakeup (a lost hold). A released hold may leave it pending: it finds no hold when it fires, or the
+  // next hold reuses it.
   void cancel_margin_timer();
 
   link_ptr link_;
@@ -86,6 +95,8 @@ class hold_monitor {
   // The safety margin's wakeup (made when first armed); the hold it was armed for.
   std::unique_ptr<wakeup> margin_timer_;
   std::uint64_t margin_generation_ = 0;
+  bool margin_pending_ = false;  // margin_timer_ is armed for margin_expiry_
+  proto::time_point margin_expiry_{};
 };
 
 }  // namespace zkwire::recipes::detail

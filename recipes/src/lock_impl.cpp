@@ -9,15 +9,26 @@
 #include "zkwire/recipes/revoke.hpp"
 
 namespace zkwire::recipes::detail {
+namespace {
+
+// The default ACL (open_acl_unsafe), one copy for every lock object using it; any other, a copy of its own.
+std::shared_ptr<const std::vector<zkwire::acl>> shared_acl(std::vector<zkwire::acl> acl) {
+  static const auto open = std::make_shared<const std::vector<zkwire::acl>>(zkwire::open_acl_unsafe());
+  if (acl == *open) return open;
+  return std::make_shared<const std::vector<zkwire::acl>>(std::move(acl));
+}
+
+}  // namespace
 
 lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
-      options_(std::move(options)),
-      metrics_(options_.metrics, *clock_, directory_, kind_) {
-  if (options_.data.empty()) options_.data = default_lock_data();
-}
+      name_format_(options.name_format),
+      reentrant_(options.reentrant),
+      data_(options.data.empty() ? default_lock_data() : std::move(options.data)),
+      acl_(shared_acl(std::move(options.acl))),
+      metrics_(std::move(options.metrics), *clock_, directory_, kind_) {}
 
 // --- acquire ---
 
@@ -25,7 +36,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   const std::uint64_t id = next_id_++;
   std::error_code refuse;
   if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    if (options_.reentrant) {
+    if (reentrant_) {
       ++holds_;
     } else {
       refuse = lock_errc::already_held;
@@ -39,14 +50,14 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
-    auto a = std::make_shared<attempt>();
+    auto a = make_attempt(shared_from_this());
     a->id = id;
     a->done = std::move(done);
     current_ = a;
     start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
-    spawn_acquire(shared_from_this(), a);
+    spawn_acquire(a);
     return id;
   }
   complete(std::move(done), refuse);
@@ -103,7 +114,7 @@ std::string lock_impl::sibling_held_node() const {
   auto sibling = sibling_.lock();
   if (!sibling || !sibling->node_) return {};
   const auto s = sibling->state_;
-  return s == lock_state::held || s == lock_state::uncertain ? sibling->node_->name : std::string();
+  return s == lock_state::held || s == lock_state::uncertain ? std::string(sibling->node_->name()) : std::string();
 }
 
 // --- holding ---
@@ -175,8 +186,7 @@ void lock_impl::on_lost(std::error_code reason) {
 // --- release ---
 
 void lock_impl::end_hold() {
-  ++generation_;
-  cancel_margin_timer();
+  ++generation_;  // the margin wakeup may stay pending (arm_margin_timer): it finds no hold
   holds_ = 0;
   node_.reset();
   set_state(lock_state::released, {});
@@ -197,12 +207,25 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
     complete(std::move(done), {});
     return id;
   }
-  const std::string path = node_->path;
+  std::string path = node_->path;
   metrics_.hold_ended({});
   end_hold();
   lost_waiters_.finish_all(lock_errc::not_held);
   releases_.add(id, std::move(done));
-  asio::co_spawn(executor_, release_task(shared_from_this(), path, id), asio::detached);
+  client* c = link_->get();
+  if (c == nullptr) {  // closed: the session's end deletes the node
+    releases_.finish(id, {});
+    return id;
+  }
+  // The delete goes out now with a plain callback (no coroutine for the common case); only a connection loss needs
+  // the retrying task.
+  c->async_remove(path, any_version, [self = shared_from_this(), path, id](std::error_code ec) mutable {
+    if (is_connection_loss(ec)) {
+      asio::co_spawn(self->executor_, release_task(self, std::move(path), id), asio::detached);
+      return;
+    }
+    self->releases_.finish(id, {});  // deleted, already gone, or the session ended (it deletes it too)
+  });
   return id;
 }
 

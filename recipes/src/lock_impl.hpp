@@ -39,6 +39,11 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 // to clean up after a timeout or cancellation.
 struct attempt {
   attempt() = default;
+  ~attempt() = default;  // the acquire task derives from it (and is destroyed as such: make_attempt)
+  attempt(const attempt&) = delete;
+  attempt& operator=(const attempt&) = delete;
+  attempt(attempt&&) = delete;
+  attempt& operator=(attempt&&) = delete;
   std::uint64_t id = 0;
   completion_ptr<> done;             // the caller's handler, until completed
   bool abandoned = false;            // the caller got its answer (or gave up): clean up and stop
@@ -84,7 +89,10 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // --- observers ---
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
-  [[nodiscard]] const lock_options& options() const noexcept { return options_; }
+  // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
+  [[nodiscard]] naming name_format() const noexcept { return name_format_; }
+  [[nodiscard]] const std::string& data() const noexcept { return data_; }
+  [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
   [[nodiscard]] std::uint64_t wakeups() const noexcept { return wakeups_; }
@@ -108,7 +116,12 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
 
   std::string directory_;
   lock_kind kind_;
-  lock_options options_;
+  // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL is shared between the lock
+  // objects that use the default.
+  naming name_format_;
+  bool reentrant_;
+  std::string data_;
+  std::shared_ptr<const std::vector<zkwire::acl>> acl_;
   std::weak_ptr<lock_impl> sibling_;
 
   std::size_t holds_ = 0;
@@ -127,7 +140,9 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   metrics_recorder metrics_;
 };
 
-// The acquire task (acquire.cpp), spawned by start_acquire.
-void spawn_acquire(const std::shared_ptr<lock_impl>& impl, const std::shared_ptr<attempt>& a);
+// A new attempt of `impl`, which is also the acquire task (acquire.cpp) that runs it: one allocation per waiter.
+std::shared_ptr<attempt> make_attempt(const std::shared_ptr<lock_impl>& impl);
+// Starts the task of an attempt made by make_attempt, once start_acquire has filled it in.
+void spawn_acquire(const std::shared_ptr<attempt>& a);
 
 }  // namespace zkwire::recipes::detail

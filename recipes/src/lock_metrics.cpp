@@ -72,12 +72,12 @@ lock_metrics_snapshot lock_metrics::snapshot() const {
   s.cancellations = counts_.cancellations;
   s.failures = counts_.failures;
   s.releases = counts_.releases;
-  s.losses = counts_.losses;
   s.wakeups = counts_.wakeups;
   s.queue_position = counts_.queue_position;
   if (durations_) {
     s.wait_time = durations_->wait_time;
     s.hold_time = durations_->hold_time;
+    s.losses = durations_->losses;
   }
   return s;
 }
@@ -106,7 +106,7 @@ void lock_metrics::record(const lock_metric_record& r) {
         ++counts_.failures;
         break;
       case lock_metric_event::lost:
-        ++counts_.losses.at(static_cast<std::size_t>(r.loss));
+        ++durations().losses.at(static_cast<std::size_t>(r.loss));
         observe(durations().hold_time, duration_bounds, seconds);
         break;
       case lock_metric_event::released:
@@ -115,7 +115,7 @@ void lock_metrics::record(const lock_metric_record& r) {
         break;
     }
   }
-  if (observer_) observer_(r);
+  if (observer_) (*observer_)(r);
 }
 
 void lock_metrics::record_enqueued(std::size_t ahead) {

@@ -30,7 +30,7 @@ class metrics_recorder {
 
   // An acquire call starts waiting.
   void acquire_started() {
-    acquire_start_ = clock_.now();
+    since_ = clock_.now();
     queue_position_.reset();
   }
   // The first listing after our node was created showed `ahead` contenders before it.
@@ -43,10 +43,10 @@ class metrics_recorder {
   // The acquire call is answered: granted (empty `ec`) or not.
   void acquire_ended(std::error_code ec) {
     const auto now = clock_.now();
-    lock_metric_record r = make(lock_metric_event::acquired, now - acquire_start_);
+    lock_metric_record r = make(lock_metric_event::acquired, now - since_);
     r.queue_position = queue_position_;
     if (!ec) {
-      hold_start_ = now;
+      since_ = now;
     } else if (ec == lock_errc::timeout) {
       r.event = lock_metric_event::timeout;
     } else if (ec == client_error::cancelled) {
@@ -60,7 +60,7 @@ class metrics_recorder {
   // The hold ends: released (empty `lost_reason`) or lost.
   void hold_ended(std::error_code lost_reason) {
     lock_metric_record r =
-        make(lost_reason ? lock_metric_event::lost : lock_metric_event::released, clock_.now() - hold_start_);
+        make(lost_reason ? lock_metric_event::lost : lock_metric_event::released, clock_.now() - since_);
     if (lost_reason) {
       r.error = lost_reason;
       r.loss = classify_loss(lost_reason);
@@ -91,8 +91,8 @@ class metrics_recorder {
   const zkwire::clock& clock_;
   const std::string& directory_;
   lock_kind kind_;
-  proto::time_point acquire_start_{};
-  proto::time_point hold_start_{};
+  // The acquire call's start while acquiring, the grant's while holding (an object never does both at once).
+  proto::time_point since_{};
   std::optional<std::size_t> queue_position_;
 };
 

@@ -108,7 +108,7 @@ class semaphore_task {
       }
       if (ec) co_return ec;
       const auto& children = listed.children;
-      if (std::find(children.begin(), children.end(), node_->name) == children.end()) {
+      if (std::find(children.begin(), children.end(), node_->name()) == children.end()) {
         forget_node();  // deleted by someone else, or our session ended: start over
         continue;
       }
@@ -159,8 +159,7 @@ class semaphore_task {
     // it is cleanup) finds the node if the server applied the create, for run() to delete.
     if (a_->limits.out_of_time(ec, link_->get())) self_->give_up(a_, lock_errc::timeout);
     if (!ec) {
-      node_ = owned_node{created.path, created.path.substr(created.path.rfind('/') + 1), created.stat.czxid,
-                         created.stat.ephemeral_owner};
+      node_ = owned_node{created.path, created.stat.czxid, created.stat.ephemeral_owner};
       co_return std::error_code{};
     }
     if (ec == server_error::no_node) {

@@ -136,8 +136,7 @@ void semaphore_impl::on_lost(std::error_code reason) {
 // --- release ---
 
 void semaphore_impl::end_hold() {
-  ++generation_;
-  cancel_margin_timer();
+  ++generation_;  // the margin wakeup may stay pending (arm_margin_timer): it finds no hold
   leases_.clear();
   set_state(lock_state::released, {});
 }

@@ -3,10 +3,11 @@
 // the lock, the semaphore and the multi-lock. Each completes exactly once: by id (the release finished, or the
 // caller cancelled) or all together (the hold was lost or released). Used on the object's executor only.
 
+#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "zkwire/recipes/lock.hpp"
 
@@ -14,11 +15,12 @@ namespace zkwire::recipes::detail {
 
 class waiter_map {
  public:
-  void add(std::uint64_t id, completion_ptr<> done) { waiters_.emplace(id, std::move(done)); }
+  void add(std::uint64_t id, completion_ptr<> done) { waiters_.emplace_back(id, std::move(done)); }
 
   // Completes waiter `id` with `ec` if it is still waiting.
   void finish(std::uint64_t id, std::error_code ec) {
-    if (auto it = waiters_.find(id); it != waiters_.end()) {
+    const auto it = std::find_if(waiters_.begin(), waiters_.end(), [id](const auto& w) { return w.first == id; });
+    if (it != waiters_.end()) {
       auto done = std::move(it->second);
       waiters_.erase(it);
       complete(std::move(done), ec);
@@ -46,7 +48,9 @@ class waiter_map {
   }
 
  private:
-  std::map<std::uint64_t, completion_ptr<>> waiters_;
+  // A vector, not a map: there are rarely more than one or two, and every lock object (a waiter among thousands)
+  // keeps two of these.
+  std::vector<std::pair<std::uint64_t, completion_ptr<>>> waiters_;
 };
 
 }  // namespace zkwire::recipes::detail

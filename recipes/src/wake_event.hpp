@@ -9,7 +9,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <chrono>
-#include <functional>
+#include <memory>
 #include <utility>
 
 namespace zkwire::recipes::detail {
@@ -38,30 +38,36 @@ class wake_event {
 // The same level-triggered wakeup for a task that does not stay suspended while it waits: instead of waiting it
 // parks how to start it again and ends its coroutines, so a waiter keeps no coroutine frames (nor a timer) alive.
 // set() from any callback on the executor runs the parked resumption (which must only post or spawn: it runs inside
-// the caller of set()), or is remembered for the next park().
+// the caller of set()), or is remembered for the next park(). The resumption is a function and the task it gets
+// (kept alive while parked): no std::function, whose capture of a shared_ptr would be one more allocation per
+// waiter.
 class resume_event {
  public:
+  using resume_function = void (*)(std::shared_ptr<void> task);
+
   void set() {
-    if (resume_) {
-      auto resume = std::move(resume_);
-      resume_ = nullptr;
-      resume();
+    if (task_) {
+      auto task = std::move(task_);
+      task_ = nullptr;
+      resume_(std::move(task));
     } else {
       set_ = true;
     }
   }
-  // True: parked, `resume` runs on the next set(). False: it was set already (now cleared): go on at once.
-  [[nodiscard]] bool park(std::function<void()> resume) {
+  // True: parked, `resume(task)` runs on the next set(). False: it was set already (now cleared): go on at once.
+  [[nodiscard]] bool park(resume_function resume, std::shared_ptr<void> task) {
     if (set_) {
       set_ = false;
       return false;
     }
-    resume_ = std::move(resume);
+    resume_ = resume;
+    task_ = std::move(task);
     return true;
   }
 
  private:
-  std::function<void()> resume_;
+  resume_function resume_ = nullptr;
+  std::shared_ptr<void> task_;
   bool set_ = false;
 };
 

@@ -141,7 +141,8 @@ using lock_observer = std::function<void(const lock_metric_record&)>;
 class lock_metrics {
  public:
   lock_metrics() = default;
-  explicit lock_metrics(lock_observer observer) : observer_(std::move(observer)) {}
+  explicit lock_metrics(lock_observer observer)
+      : observer_(observer ? std::make_unique<const lock_observer>(std::move(observer)) : nullptr) {}
 
   // Any thread.
   [[nodiscard]] lock_metrics_snapshot snapshot() const;
@@ -159,22 +160,22 @@ class lock_metrics {
     std::uint64_t cancellations = 0;
     std::uint64_t failures = 0;
     std::uint64_t releases = 0;
-    std::array<std::uint64_t, loss_reason_count> losses{};
     std::uint64_t wakeups = 0;
     position_histogram queue_position;
   };
-  // Made with their first sample (a grant): every lock object has its metrics, and one that has not held yet (a
-  // waiter among many) does not pay for these.
+  // Made with their first sample (a grant; a loss comes after one): every lock object has its metrics, and one that
+  // has not held yet (a waiter among many) does not pay for these.
   struct duration_histograms {
     duration_histogram wait_time;
     duration_histogram hold_time;
+    std::array<std::uint64_t, loss_reason_count> losses{};
   };
   duration_histograms& durations();  // under mutex_
 
   mutable std::mutex mutex_;
   counts counts_;
   std::unique_ptr<duration_histograms> durations_;
-  const lock_observer observer_;
+  const std::unique_ptr<const lock_observer> observer_;  // a pointer: most lock objects have none
 };
 
 }  // namespace zkwire::recipes
