@@ -109,6 +109,36 @@ inline asio::awaitable<void> settle(client& c) {
   }
 }
 
+// The deadline tests (lock_deadline_test, semaphore_deadline_test). Their session timeout keeps the read timeout (2/3
+// of it) far beyond any pause or hold-back, so only deadlines can end an acquire; the late margin bounds timer and
+// scheduling latency on a loaded machine.
+inline constexpr std::chrono::milliseconds deadline_session_timeout = std::chrono::seconds(30);
+inline constexpr std::chrono::milliseconds deadline_late_margin = std::chrono::seconds(3);
+
+// An acquire (20 s at most) and a release of a lock or a semaphore, which must succeed.
+template <class Recipe>
+asio::awaitable<void> acquire_and_release(Recipe& recipe) {
+  auto acquire = recipe.async_acquire(std::chrono::seconds(20), tuple_awaitable);
+  auto [ec] = co_await std::move(acquire);
+  EXPECT_FALSE(ec) << ec.message();
+  auto release = recipe.async_release(tuple_awaitable);
+  co_await std::move(release);
+}
+
+// An acquire with `timeout` of a lock or a semaphore, which must end with lock_errc::timeout no sooner than `bound`
+// and within deadline_late_margin after it.
+template <class Recipe>
+asio::awaitable<void> expect_acquire_timeout(Recipe& recipe, std::chrono::milliseconds timeout,
+                                             std::chrono::milliseconds bound) {
+  const auto start = std::chrono::steady_clock::now();
+  auto acquire = recipe.async_acquire(timeout, tuple_awaitable);
+  auto [ec] = co_await std::move(acquire);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(ec, recipes::lock_errc::timeout) << ec.message();
+  EXPECT_GE(elapsed, bound);
+  EXPECT_LT(elapsed, bound + deadline_late_margin);
+}
+
 // One setData op (built outside the coroutines: GCC 12 rejects a braced vector in a co_await expression).
 inline std::vector<multi_op> set_ops(const std::string& path, const std::string& data) {
   std::vector<multi_op> list;

@@ -15,20 +15,20 @@
 #include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 
-namespace zkwire::semaphore_deadline {  // its own: the timing constants below are also in other files
+namespace zkwire {
 namespace {
 
-using recipes::lock_errc;
 using recipes::semaphore;
+using test::acquire_and_release;
+using test::deadline_late_margin;
+using test::deadline_session_timeout;
+using test::expect_acquire_timeout;
 using test::tuple_awaitable;
 using namespace std::chrono_literals;
-using steady = std::chrono::steady_clock;
 
-// The read timeout (2/3 of the session timeout) stays far beyond the hold-back: only deadlines can end the acquire.
-constexpr auto session_timeout = 30s;
+// How long the proxy holds back the lease create: well beyond deadline_late_margin.
 constexpr auto held_back = 8000ms;
-// Upper bound for timer and scheduling latency on a loaded machine (well below held_back).
-constexpr auto late_margin = 3s;
+static_assert(held_back > 2 * deadline_late_margin);
 
 class semaphore_deadline_test : public test::standalone_test {
  protected:
@@ -40,10 +40,11 @@ class semaphore_deadline_test : public test::standalone_test {
   void TearDown() override { proxy_.reset(); }
 
   // Holds back the first lease create by held_back, runs one acquire with `timeout`, checks it ends with
-  // lock_errc::timeout between `bound` and `bound` + late_margin, then that nothing is left and the semaphore works.
+  // lock_errc::timeout between `bound` and `bound` + deadline_late_margin, then that nothing is left and the semaphore
+  // works.
   void acquire_while_lease_create_is_held_back(std::chrono::milliseconds request_timeout,
                                                std::chrono::milliseconds timeout, std::chrono::milliseconds bound) {
-    auto options = test::client_options_for(proxy_->address(), session_timeout);
+    auto options = test::client_options_for(proxy_->address(), deadline_session_timeout);
     options.request_timeout = request_timeout;
     client c(io_.get_executor(), options);
     const std::string path = root() + "/sem";
@@ -53,34 +54,20 @@ class semaphore_deadline_test : public test::standalone_test {
         io_,
         [&]() -> asio::awaitable<void> {
           // The directories exist and the connection is up first.
-          auto first = s.async_acquire(20s, tuple_awaitable);
-          auto [first_ec] = co_await std::move(first);
-          EXPECT_FALSE(first_ec) << first_ec.message();
-          auto release = s.async_release(tuple_awaitable);
-          co_await std::move(release);
+          co_await acquire_and_release(s);
           auto emptied = test::wait_for_children(c, leases, 0);
           ZKWIRE_CO_ASSERT(co_await std::move(emptied));
 
           const auto rule = proxy_->add_rule("request op=create2 path=" + leases +
                                              "/* nth=1 action=delay ms=" + std::to_string(held_back.count()));
           ZKWIRE_CO_ASSERT(rule.has_value());
-          const auto start = steady::now();
-          auto stalled = s.async_acquire(timeout, tuple_awaitable);
-          auto [stalled_ec] = co_await std::move(stalled);
-          const auto elapsed = steady::now() - start;
-          EXPECT_EQ(stalled_ec, lock_errc::timeout) << stalled_ec.message();
-          EXPECT_GE(elapsed, bound);
-          EXPECT_LT(elapsed, bound + late_margin);
+          co_await expect_acquire_timeout(s, timeout, bound);
           EXPECT_EQ(proxy_->counters(*rule)->fired, 1U);
 
           // The held-back create is applied after held_back; the acquire's cleanup deletes its lease.
           auto none_left = test::wait_for_children(c, leases, 0, held_back + 20s);
           EXPECT_TRUE(co_await std::move(none_left));
-          auto again = s.async_acquire(20s, tuple_awaitable);
-          auto [again_ec] = co_await std::move(again);
-          EXPECT_FALSE(again_ec) << again_ec.message();
-          auto release_again = s.async_release(tuple_awaitable);
-          co_await std::move(release_again);
+          co_await acquire_and_release(s);
           auto close = c.async_close(tuple_awaitable);
           co_await std::move(close);
         }(),
@@ -102,4 +89,4 @@ TEST_F(semaphore_deadline_test, TimedAcquireReturnsWithinItsTimeout) {
 }
 
 }  // namespace
-}  // namespace zkwire::semaphore_deadline
+}  // namespace zkwire
