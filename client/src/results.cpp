@@ -78,6 +78,7 @@ std::error_code convert(proto::completion&& c, zkwire::stat& out) {
 
 std::error_code convert(proto::completion&& c, children_result& out) {
   if (c.error) return c.error;
+  out.zxid = c.result.header.zxid;
   if (auto* b = body_of<proto::get_children2_response>(c)) {
     out.children = std::move(b->children);
     out.stat = b->stat;

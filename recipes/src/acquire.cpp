@@ -19,16 +19,13 @@ namespace {
 
 constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
 
-std::string child_path(const std::string& directory, const std::string& name) {
-  return directory == "/" ? "/" + name : directory + "/" + name;
-}
-
 // Whom `ours` must wait for in a sorted listing: nothing (we hold), or the one contender to watch. Exclusive and
 // write: the contender right before us. Read: the closest earlier contender that is not a reader (our own
 // writer excepted: holding the write side, we may take the read side).
 struct position {
   bool found = false;                  // our node is in the listing
   std::size_t ahead = 0;               // contenders before ours, whatever their kind
+  bool last = false;                   // no contender after ours
   std::optional<std::string> blocker;  // the child to watch
 };
 
@@ -37,10 +34,12 @@ position find_position(const std::vector<node_name>& sorted, std::string_view ou
   position p;
   std::optional<std::string> previous;
   std::optional<std::string> previous_non_reader;
-  for (const auto& n : sorted) {
+  for (auto it = sorted.begin(); it != sorted.end(); ++it) {
+    const node_name& n = *it;
     if (!n.is_contender()) break;  // foreign siblings sort last and never block
     if (n.name == ours) {
       p.found = true;
+      p.last = std::next(it) == sorted.end() || !std::next(it)->is_contender();
       p.blocker = kind == lock_kind::read ? previous_non_reader : previous;
       return p;
     }
@@ -95,13 +94,10 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
 namespace {
 
 // The task is the attempt too (one allocation per waiter): the lock holds it as its current attempt, and the task
-// refers to its attempt part through a_.
+// refers to its attempt part through a().
 class acquire_task : public attempt, public std::enable_shared_from_this<acquire_task> {
  public:
-  explicit acquire_task(std::shared_ptr<lock_impl> self)
-      : self_(std::move(self)), link_(self_->link()), dir_(self_->directory()) {
-    new_guid();
-  }
+  explicit acquire_task(std::shared_ptr<lock_impl> self) : self_(std::move(self)) { new_guid(); }
   ~acquire_task() = default;
   acquire_task(const acquire_task&) = delete;
   acquire_task& operator=(const acquire_task&) = delete;
@@ -125,37 +121,43 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     if (failure) self_->give_up(shared_attempt(), failure);
     // Not held (or held too late: the caller gave up meanwhile): nothing may be left behind.
     if (node_) {
-      auto cleanup = delete_until_gone(link_, node_->path);
+      auto cleanup = delete_until_gone(self_->link(), node_->path);
       co_await std::move(cleanup);
     }
     // A blocker watch that never fired would stay registered (in the client and the server) as long as that
     // contender holds: a try-lock loop against a long-held lock would grow without bound. Remove it.
-    if (armed_watch_ && !armed_watch_->fired) {
-      auto remove = remove_data_watches(link_, armed_watch_->path);
+    if (!watched_.empty() && !watch_fired_) {
+      auto remove = remove_data_watches(self_->link(), watched_);
       co_await std::move(remove);
     }
   }
 
  private:
   [[nodiscard]] std::shared_ptr<attempt> shared_attempt() { return shared_from_this(); }
+  // The attempt part (the task is its attempt; not a member pointer: one waiter is one of possibly thousands).
+  [[nodiscard]] attempt* a() noexcept { return this; }
+  [[nodiscard]] const attempt* a() const noexcept { return this; }
 
   void new_guid() { prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format())); }
 
   // The acquire's limit on its requests (acquire_deadline.hpp).
-  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const { return a_->limits.remaining(link_->get()); }
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
+    return a()->limits.remaining(self_->link()->get());
+  }
   template <class Start>
   [[nodiscard]] auto bounded(Start start) const {
-    return a_->limits.bounded(link_->get(), std::move(start));
+    return a()->limits.bounded(self_->link()->get(), std::move(start));
   }
-  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a_->limits.out_of_time(ec, link_->get()); }
+  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a()->limits.out_of_time(ec, self_->link()->get()); }
 
   // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
   // up), or an error ends the acquire.
   asio::awaitable<std::error_code> acquire() {
     std::optional<std::vector<std::string>> children;
+    std::int64_t listed_zxid = 0;  // the state `children` shows: after this transaction
     for (;;) {
-      if (a_->abandoned) co_return std::error_code{};
-      if (link_->get() == nullptr) co_return make_error_code(client_error::closed);
+      if (a()->abandoned) co_return std::error_code{};
+      if (self_->link()->get() == nullptr) co_return make_error_code(client_error::closed);
       if (session_end_) co_return session_end_;
       if (!node_) {
         auto created = co_await create_node();
@@ -163,16 +165,17 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         if (!node_) continue;  // retry (directory recreated, unknown outcome resolved as "not created", new guid)
         std::string().swap(prefix_);  // only a create needs it (a waiter would keep it for nothing); see forget_node()
         children = std::move(created.children);
+        listed_zxid = created.zxid;
         continue;  // re-check abandonment before using the node
       }
       if (!children) {
-        client* c = link_->get();
+        client* c = self_->link()->get();
         if (c == nullptr) co_return make_error_code(client_error::closed);
-        auto listing = bounded([&](auto token) { return c->async_get_children(dir_, std::move(token)); });
+        auto listing = bounded([&](auto token) { return c->async_get_children(self_->directory(), std::move(token)); });
         auto [ec, listed] = co_await std::move(listing);
         if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
         if (is_connection_loss(ec)) {
-          auto connected = wait_connected(link_);
+          auto connected = wait_connected(self_->link());
           if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
           continue;
         }
@@ -182,6 +185,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         }
         if (ec) co_return ec;
         children = std::move(listed.children);
+        listed_zxid = listed.zxid;
       }
       // Only the position outlives this statement: a waiter suspended below must not keep the whole listing in its
       // coroutine frame (with N waiters that would be N listings of N names).
@@ -192,12 +196,13 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         forget_node();
         continue;
       }
-      if (!a_->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
+      if (!a()->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
       if (!pos.blocker) {
-        if (self_->grant(shared_attempt(), *node_)) node_.reset();  // the lock owns it now
+        const std::int64_t alone_zxid = pos.ahead == 0 && pos.last ? listed_zxid : 0;
+        if (self_->grant(shared_attempt(), *node_, alone_zxid)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
-      if (a_->limits.try_once) co_return make_error_code(lock_errc::timeout);
+      if (a()->limits.try_once) co_return make_error_code(lock_errc::timeout);
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
       if (parked_) co_return std::error_code{};
     }
@@ -206,31 +211,45 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   struct create_outcome {
     std::error_code error;
     std::optional<std::vector<std::string>> children;
+    std::int64_t zxid = 0;  // of the state `children` shows
   };
 
+  // Our node, created with the first listing behind it, or alone when the last release may have left the directory
+  // known exactly (follows_quiet_release): where one client takes and releases a lock nobody else wants, that saves
+  // the listing of every acquire. If the guess fails, acquire() lists on its own: one more round trip.
   asio::awaitable<create_outcome> create_node() {
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->acl();
-    auto pipelined = create_and_list(link_, child_path(dir_, prefix_), self_->data(), options, dir_, remaining());
+    std::optional<std::string> listing;
+    if (!self_->expects_quiet()) listing = self_->directory();
+    auto pipelined = create_and_list(self_->link(), child_path(self_->directory(), prefix_), self_->data(), options,
+                                     std::move(listing), remaining());
     auto r = co_await std::move(pipelined);
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no
     // deadline: it is cleanup) finds the node if the server applied the create, for run() to delete.
     if (out_of_time(r.create_error)) self_->give_up(shared_attempt(), lock_errc::timeout);
+    const bool alone = !r.create_error && self_->follows_quiet_release(r.created.stat);
     if (!r.create_error) {
       node_ = owned_node{r.created.path, r.created.stat.czxid, r.created.stat.ephemeral_owner};
       create_outcome out;
-      if (!r.list_error) out.children = std::move(r.listed.children);
+      if (alone) {
+        out.children.emplace().emplace_back(node_->name());
+        out.zxid = node_->czxid;
+      } else if (r.listed && !r.list_error) {
+        out.children = std::move(r.listed->children);
+        out.zxid = r.listed->zxid;
+      }
       co_return out;
     }
     if (r.create_error == server_error::no_node) {
       // The directory is missing, or was reaped (an empty container) since we made it: make it again.
-      auto ensure = ensure_directory(link_, dir_, self_->acl());
+      auto ensure = ensure_directory(self_->link(), self_->directory(), self_->acl());
       const std::error_code ensured = co_await std::move(ensure);
       co_return create_outcome{ensured, std::nullopt};
     }
     if (is_connection_loss(r.create_error)) {
-      auto search = find_own_node(link_, dir_, prefix_);
+      auto search = find_own_node(self_->link(), self_->directory(), prefix_);
       auto found = co_await std::move(search);
       if (found.error) co_return create_outcome{found.error, std::nullopt};
       if (found.node) node_ = std::move(found.node);
@@ -242,7 +261,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
 
   // Watches `blocker` and waits until it changes or the caller gives up. Empty error: list again.
   asio::awaitable<std::error_code> wait_for(const std::string& blocker) {
-    client* c = link_->get();
+    client* c = self_->link()->get();
     if (c == nullptr) co_return make_error_code(client_error::closed);
     // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
@@ -252,37 +271,38 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
       if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
-    armed_watch_ = blocker_watch{child_path(dir_, blocker), serial, false};
+    watched_ = child_path(self_->directory(), blocker);
+    watch_fired_ = false;
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
     auto watched_get =
-        bounded([&](auto token) { return c->async_get(armed_watch_->path, std::move(on_change), std::move(token)); });
+        bounded([&](auto token) { return c->async_get(watched_, std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
-    if (ec) armed_watch_->fired = true;  // not armed
+    if (ec) watch_fired_ = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
     if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
     if (is_connection_loss(ec)) {
-      auto connected = wait_connected(link_);
+      auto connected = wait_connected(self_->link());
       const std::error_code wait_ec = co_await std::move(connected);
       co_return wait_ec;
     }
     if (ec) co_return ec;
     // Wait without a coroutine: with many waiters their frames would be most of the memory they take. The blocker's
     // watch, a timeout, a cancellation or the lock's destruction sets the wakeup, which starts run() again.
-    parked_ = a_->wake.park(
+    parked_ = a()->wake.park(
         [](std::shared_ptr<void> task) { launch(std::static_pointer_cast<acquire_task>(std::move(task))); },
         shared_from_this());
     co_return std::error_code{};
   }
 
   void on_blocker_event(std::uint64_t serial, const watch_event& e) {
-    if (armed_watch_ && armed_watch_->serial == serial) armed_watch_->fired = true;
+    if (serial == watch_serial_) watch_fired_ = true;
     if (is_session_fatal(e.error)) session_end_ = e.error;
     // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
     // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
     if (!e.error && e.type != event_type::data_watch_removed) self_->count_wakeup();
-    a_->wake.set();
+    a()->wake.set();
   }
 
   void forget_node() {
@@ -290,25 +310,19 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     new_guid();
   }
 
-  std::shared_ptr<lock_impl> self_;
-  attempt* const a_ = this;  // not a shared_ptr: the task would keep itself alive
-  link_ptr link_;
-  const std::string& dir_;  // the lock's (self_ keeps it alive)
+  std::shared_ptr<lock_impl> self_;  // its link and directory are the task's too
   std::string prefix_;
   std::optional<owned_node> node_;
-  // The last blocker watched, and whether its watch has fired (or was never armed).
-  struct blocker_watch {
-    std::string path;
-    std::uint64_t serial = 0;
-    bool fired = false;
-  };
-  std::uint64_t watch_serial_ = 0;
   // The session's end reaches a waiter only as its blocker watch's final delivery (no request of ours is pending).
   // The acquire ends with it: the client may already run a new session, and our node belongs to the old one, which
   // the server may keep alive until it expires (after auth_failed it does).
   std::error_code session_end_;
-  std::optional<blocker_watch> armed_watch_;
-  bool parked_ = false;  // waiting for a_->wake: the coroutines end, the wakeup starts run() again
+  // The last blocker watched ("" before the first), the serial of that watch (each watch takes the next one), and
+  // whether it has fired (or was never armed).
+  std::string watched_;
+  std::uint64_t watch_serial_ = 0;
+  bool watch_fired_ = false;
+  bool parked_ = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "wake_event.hpp"
@@ -18,6 +20,35 @@ std::string parent_of(const std::string& path) {
 }
 
 }  // namespace
+
+std::string child_path(std::string_view directory, std::string_view name) {
+  if (directory == "/") directory = {};
+  std::string path;
+  path.reserve(directory.size() + 1 + name.size());
+  path.append(directory).append(1, '/').append(name);
+  return path;
+}
+
+link_ptr shared_link(client& c) {
+  // One link and one observer per client, not per recipe object (a waiting lock is one of possibly thousands).
+  // Keyed by address: a client destroyed and another made at the same address finds the old link gone (its
+  // observer saw the close) and gets a new one.
+  static std::mutex mutex;
+  static std::unordered_map<const client*, std::weak_ptr<client_link>> links;
+  const std::lock_guard<std::mutex> guard(mutex);
+  if (auto it = links.find(&c); it != links.end()) {
+    if (auto link = it->second.lock(); link && !link->gone) return link;
+  }
+  std::erase_if(links, [](const auto& entry) { return entry.second.expired(); });
+  auto link = std::make_shared<client_link>(client_link{&c, false});
+  // The observer keeps the link alive as long as the client: the registry's entry lives while the client does.
+  c.add_state_observer([link](const state_event& e) {
+    // A closed client (closed session, or the client object being destroyed) must not be touched again.
+    if (e.to == session_state::closed) link->gone = true;
+  });
+  links[&c] = link;
+  return link;
+}
 
 asio::awaitable<std::error_code> wait_connected(link_ptr link) {
   for (;;) {
@@ -87,12 +118,12 @@ asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string dir
 }
 
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::string directory,
+                                                        create_options options, std::optional<std::string> directory,
                                                         std::optional<std::chrono::nanoseconds> timeout) {
   struct join {
     explicit join(const asio::any_io_executor& executor) : done(executor) {}
     create_and_list_result result;
-    int remaining = 2;
+    int remaining = 1;
     wake_event done;
     void arrive() {
       if (--remaining == 0) done.set();
@@ -106,6 +137,10 @@ asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::stri
     state->result.list_error = state->result.create_error;
     co_return std::move(state->result);
   }
+  if (directory) {
+    state->remaining = 2;
+    state->result.listed.emplace();
+  }
   auto on_created = [state](std::error_code ec, create_result r) {
     state->result.create_error = ec;
     state->result.created = std::move(r);
@@ -113,18 +148,18 @@ asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::stri
   };
   auto on_listed = [state](std::error_code ec, children_result r) {
     state->result.list_error = ec;
-    state->result.listed = std::move(r);
+    *state->result.listed = std::move(r);
     state->arrive();
   };
   if (timeout) {
     c->async_create(std::move(path), std::move(data), options, with_timeout(*timeout, std::move(on_created)));
-    c->async_get_children(std::move(directory), with_timeout(*timeout, std::move(on_listed)));
+    if (directory) c->async_get_children(std::move(*directory), with_timeout(*timeout, std::move(on_listed)));
   } else {
     c->async_create(std::move(path), std::move(data), options, std::move(on_created));
-    c->async_get_children(std::move(directory), std::move(on_listed));
+    if (directory) c->async_get_children(std::move(*directory), std::move(on_listed));
   }
-  auto both_replied = state->done.wait();
-  co_await std::move(both_replied);
+  auto replied = state->done.wait();
+  co_await std::move(replied);
   co_return std::move(state->result);
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -22,6 +23,13 @@ struct client_link {
   [[nodiscard]] client* get() const noexcept { return gone ? nullptr : target; }
 };
 using link_ptr = std::shared_ptr<client_link>;
+
+// The link of `c`, shared by all recipe objects on it: made with the first one, together with the one session
+// observer that marks it gone when the client is closed (or destroyed). Any thread (the registry has a mutex).
+link_ptr shared_link(client& c);
+
+// `directory`'s child `name` ("/name" under the root), allocated at its exact size: a waiter keeps such paths.
+std::string child_path(std::string_view directory, std::string_view name);
 
 // Until the client is connected: an empty error, or why it never will be (the session ended, client gone).
 asio::awaitable<std::error_code> wait_connected(link_ptr link);
@@ -42,14 +50,14 @@ struct create_and_list_result {
   std::error_code create_error;
   create_result created;
   std::error_code list_error;
-  children_result listed;
+  std::optional<children_result> listed;  // nullopt when no listing was asked for
 };
 
 // Sends the create and a getChildren of `directory` back to back (one round trip: the session applies them in
-// order, so the list includes the new node) and waits for both replies. `timeout`: both requests' deadline
-// (zkwire::with_timeout); nullopt: the client's request_timeout.
+// order, so the list includes the new node) and waits for both replies; without a directory, the create alone.
+// `timeout`: both requests' deadline (zkwire::with_timeout); nullopt: the client's request_timeout.
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::string directory,
+                                                        create_options options, std::optional<std::string> directory,
                                                         std::optional<std::chrono::nanoseconds> timeout);
 
 }  // namespace zkwire::recipes::detail

@@ -5,35 +5,33 @@
 namespace zkwire::recipes::detail {
 
 hold_monitor::hold_monitor(client& c, std::optional<std::chrono::milliseconds> safety_margin)
-    : link_(std::make_shared<client_link>(client_link{&c, false})),
-      executor_(c.get_executor()),
-      clock_(c.clock()),
-      safety_margin_(safety_margin) {}
+    : link_(shared_link(c)), executor_(c.get_executor()), clock_(c.clock()), safety_margin_(safety_margin) {}
 
 hold_monitor::~hold_monitor() {
   if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
 }
 
 void hold_monitor::observe_session() {
-  observer_ = link_->target->add_state_observer(
-      [weak = std::weak_ptr<hold_monitor>(monitor_self()), link = link_](const state_event& e) {
-        // A closed client (closed session, or the client object being destroyed) must not be touched again.
-        if (e.to == session_state::closed) link->gone = true;
-        if (auto self = weak.lock()) self->on_session(e);
-      });
+  client* c = link_->get();
+  if (c == nullptr || observer_ != 0) return;
+  observer_ = c->add_state_observer([weak = std::weak_ptr<hold_monitor>(monitor_self())](const state_event& e) {
+    if (auto self = weak.lock()) self->on_session(e);
+  });
 }
 
-void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason) {
+void change_state(lock_state& state, const lock_listener* listener, lock_state to, std::error_code reason) {
   const auto from = state;
   if (from == to) return;
   state = to;
-  if (listener) {
-    const auto call = listener;  // it may replace itself
+  if (listener != nullptr && *listener) {
+    const auto call = *listener;  // it may replace itself
     call(lock_event{from, to, reason});
   }
 }
 
-void hold_monitor::set_state(lock_state to, std::error_code reason) { change_state(state_, listener_, to, reason); }
+void hold_monitor::set_state(lock_state to, std::error_code reason) {
+  change_state(state_, listener_.get(), to, reason);
+}
 
 void hold_monitor::on_session(const state_event& e) {
   switch (e.to) {
@@ -56,6 +54,7 @@ void hold_monitor::on_session(const state_event& e) {
 }
 
 void hold_monitor::catch_up_with_session() {
+  observe_session();
   if (client* c = link_->get(); c == nullptr) {
     on_lost(client_error::closed);
   } else if (const auto now = c->state();

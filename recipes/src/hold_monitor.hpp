@@ -31,7 +31,8 @@ struct owned_node {
 };
 
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
-void change_state(lock_state& state, const lock_listener& listener, lock_state to, std::error_code reason);
+// `listener` may be null.
+void change_state(lock_state& state, const lock_listener* listener, lock_state to, std::error_code reason);
 
 class hold_monitor {
  public:
@@ -43,13 +44,12 @@ class hold_monitor {
   hold_monitor(hold_monitor&&) = delete;
   hold_monitor& operator=(hold_monitor&&) = delete;
 
-  // Registers the session observer (needs the owner's shared_ptr, so not in the constructor).
-  void observe_session();
-
   [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
   [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
   [[nodiscard]] lock_state state() const noexcept { return state_; }
-  void set_listener(lock_listener listener) { listener_ = std::move(listener); }
+  void set_listener(lock_listener listener) {
+    listener_ = listener ? std::make_unique<lock_listener>(std::move(listener)) : nullptr;
+  }
 
  protected:
   // The owner, for callbacks that must not keep it alive.
@@ -66,7 +66,9 @@ class hold_monitor {
   void on_session(const state_event& e);
   // Right after a grant: the session may have changed state since the listing that granted us (the task resumes
   // in a posted handler, and on_session ignored the change while acquiring). Catch up, or we would report `held`
-  // on a broken connection, or on a session that ended, and never check again after the reconnect.
+  // on a broken connection, or on a session that ended, and never check again after the reconnect. The first
+  // grant registers the session observer: an object that never held (a waiter among thousands) has none, as
+  // nothing but a hold follows the session (an acquire learns of its end from its own requests and watch).
   void catch_up_with_session();
   // Arms the safety-margin wakeup for the hold `generation` (lost at once if the deadline has passed). A wakeup
   // still pending from an earlier hold, due no later than this deadline, is kept: when it fires it re-arms for
@@ -80,22 +82,23 @@ class hold_monitor {
   link_ptr link_;
   asio::any_io_executor executor_;
   std::shared_ptr<zkwire::clock> clock_;
-  lock_state state_ = lock_state::released;
   // Bumped whenever a hold starts or ends, so callbacks of an earlier hold recognise they are stale.
   std::uint64_t generation_ = 0;
-  lock_listener listener_;
+  std::unique_ptr<lock_listener> listener_;  // a pointer: most objects have none
+  lock_state state_ = lock_state::released;  // last, beside the private flag below (one word for both)
 
  private:
+  void observe_session();
   void verify_after_reconnect(std::uint64_t generation);
   [[nodiscard]] std::chrono::milliseconds safety_margin() const;
 
+  bool margin_pending_ = false;  // margin_timer_ is armed for margin_expiry_
   std::optional<std::chrono::milliseconds> safety_margin_;
   std::uint64_t observer_ = 0;
   std::size_t verified_ = 0;  // held nodes seen to be ours since the last reconnect
   // The safety margin's wakeup (made when first armed); the hold it was armed for.
   std::unique_ptr<wakeup> margin_timer_;
   std::uint64_t margin_generation_ = 0;
-  bool margin_pending_ = false;  // margin_timer_ is armed for margin_expiry_
   proto::time_point margin_expiry_{};
 };
 

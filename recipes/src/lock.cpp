@@ -8,9 +8,7 @@ namespace zkwire::recipes {
 namespace detail {
 
 lock_ptr make_lock_impl(client& c, std::string directory, lock_kind kind, lock_options options) {
-  auto impl = std::make_shared<lock_impl>(c, std::move(directory), kind, std::move(options));
-  impl->observe_session();
-  return impl;
+  return std::make_shared<lock_impl>(c, std::move(directory), kind, std::move(options));
 }
 
 void link_read_write(const lock_ptr& read, const lock_ptr& write) {

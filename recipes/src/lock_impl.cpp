@@ -1,8 +1,11 @@
 #include "lock_impl.hpp"
 
+#include <unistd.h>
+
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/post.hpp>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -18,6 +21,21 @@ std::shared_ptr<const std::vector<zkwire::acl>> shared_acl(std::vector<zkwire::a
   return std::make_shared<const std::vector<zkwire::acl>>(std::move(acl));
 }
 
+// The node data: the default (host:pid), one copy for every lock object of this process using it (made again in a
+// forked child, whose pid differs); any other, a copy of its own.
+std::shared_ptr<const std::string> shared_data(std::string data) {
+  if (!data.empty()) return std::make_shared<const std::string>(std::move(data));
+  static std::mutex mutex;
+  static std::shared_ptr<const std::string> fallback;
+  static ::pid_t pid = 0;
+  const std::lock_guard<std::mutex> guard(mutex);
+  if (!fallback || pid != ::getpid()) {
+    pid = ::getpid();
+    fallback = std::make_shared<const std::string>(default_lock_data());
+  }
+  return fallback;
+}
+
 }  // namespace
 
 lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
@@ -26,7 +44,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       kind_(kind),
       name_format_(options.name_format),
       reentrant_(options.reentrant),
-      data_(options.data.empty() ? default_lock_data() : std::move(options.data)),
+      data_(shared_data(std::move(options.data))),
       acl_(shared_acl(std::move(options.acl))),
       metrics_(std::move(options.metrics), *clock_, directory_, kind_) {}
 
@@ -83,11 +101,12 @@ void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
   }
 }
 
-bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node) {
+bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node, std::int64_t alone_zxid) {
   if (a->abandoned || current_ != a) return false;
   current_.reset();
   if (a->deadline) a->deadline->cancel();
   node_ = node;
+  alone_zxid_ = alone_zxid;
   holds_ = 1;
   ++grant_id_;
   ++generation_;
@@ -153,7 +172,7 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
         if (is_revoke_request(r.data) && r.stat.mzxid != self->revocation_seen_mzxid_) {
           self->revocation_seen_mzxid_ = r.stat.mzxid;
           if (self->revocation_) {
-            const auto handler = self->revocation_;
+            const auto handler = *self->revocation_;
             handler(r.data);
           }
         }
@@ -185,10 +204,21 @@ void lock_impl::on_lost(std::error_code reason) {
 
 // --- release ---
 
+bool lock_impl::follows_quiet_release(const zkwire::stat& created) noexcept {
+  const quiet_release q = quiet_;
+  quiet_ = quiet_release{0, 0, false, q.last_held};
+  if (q.alone_zxid == 0) return false;
+  // The same epoch too (the zxid's high 32 bits): a new leader starts its epoch's counter again.
+  quiet_.last_held = q.deleted && q.alone_zxid > 0 && created.ephemeral_owner == q.session &&
+                     created.czxid == q.alone_zxid + 2 && (created.czxid >> 32) == (q.alone_zxid >> 32);
+  return quiet_.last_held;
+}
+
 void lock_impl::end_hold() {
   ++generation_;  // the margin wakeup may stay pending (arm_margin_timer): it finds no hold
   holds_ = 0;
   node_.reset();
+  alone_zxid_ = 0;
   set_state(lock_state::released, {});
 }
 
@@ -208,6 +238,10 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
     return id;
   }
   std::string path = node_->path;
+  // The delete is one transaction of this session, after alone_zxid_ and before our next create (sent later on the
+  // same session): if that create's zxid is alone_zxid_ + 2, the delete was the only transaction in between.
+  const std::int64_t alone_zxid = alone_zxid_;
+  quiet_ = quiet_release{alone_zxid, alone_zxid != 0 ? node_->session : 0, false, quiet_.last_held};
   metrics_.hold_ended({});
   end_hold();
   lost_waiters_.finish_all(lock_errc::not_held);
@@ -219,7 +253,8 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
   }
   // The delete goes out now with a plain callback (no coroutine for the common case); only a connection loss needs
   // the retrying task.
-  c->async_remove(path, any_version, [self = shared_from_this(), path, id](std::error_code ec) mutable {
+  c->async_remove(path, any_version, [self = shared_from_this(), path, id, alone_zxid](std::error_code ec) mutable {
+    if (!ec && alone_zxid != 0 && self->quiet_.alone_zxid == alone_zxid) self->quiet_.deleted = true;
     if (is_connection_loss(ec)) {
       asio::co_spawn(self->executor_, release_task(self, std::move(path), id), asio::detached);
       return;

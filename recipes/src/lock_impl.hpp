@@ -74,8 +74,10 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // --- used by the acquire task ---
   // The caller of `a` gets `ec` (if it has not had an answer yet); the task is told to clean up and stop.
   void give_up(const std::shared_ptr<attempt>& a, std::error_code ec);
-  // We hold the lock with `node`. False if the caller already gave up (then the task deletes the node).
-  bool grant(const std::shared_ptr<attempt>& a, const owned_node& node);
+  // We hold the lock with `node`. `alone_zxid`: a zxid at which `node` was the directory's only contender (0 if
+  // unknown); it lets the next acquire skip its listing (follows_quiet_release). False if the caller already gave
+  // up (then the task deletes the node).
+  bool grant(const std::shared_ptr<attempt>& a, const owned_node& node, std::int64_t alone_zxid);
   // The node name of the other side of a read_write_lock while it holds (our own writer does not block our
   // reader); "" otherwise.
   [[nodiscard]] std::string sibling_held_node() const;
@@ -85,13 +87,24 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   }
   // The first listing after our node was created showed `ahead` contenders before it.
   void count_enqueued(std::size_t ahead) { metrics_.enqueued(ahead); }
+  // Whether the next create goes without its listing: the last release may have left the directory in a state
+  // known exactly, and the last time that was checked it was. A create that guessed wrong lists on its own, one
+  // more round trip; where other clients write all the time, a guess that failed keeps the listing pipelined until
+  // a check succeeds again.
+  [[nodiscard]] bool expects_quiet() const noexcept { return quiet_.alone_zxid != 0 && quiet_.last_held; }
+  // Whether the node just created (its stat) is the first transaction after the delete that released our last
+  // hold, which was the first transaction after a zxid at which that node was the only contender: then no other
+  // transaction at all came in between (zxids are consecutive within an epoch, docs/protocol.md#zxids), and the new
+  // node is the only contender. Called once per create reply (a failed create too): it consumes what the release
+  // left, so a later create lists.
+  [[nodiscard]] bool follows_quiet_release(const zkwire::stat& created) noexcept;
 
   // --- observers ---
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
   // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
   [[nodiscard]] naming name_format() const noexcept { return name_format_; }
-  [[nodiscard]] const std::string& data() const noexcept { return data_; }
+  [[nodiscard]] const std::string& data() const noexcept { return *data_; }
   [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
   [[nodiscard]] const std::optional<owned_node>& node() const noexcept { return node_; }
@@ -100,7 +113,9 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // Grants so far: identifies the current hold (a lock_hold of an earlier one must not release a later one).
   [[nodiscard]] std::uint64_t grant_id() const noexcept { return grant_id_; }
   [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
-  void set_revocation_handler(revocation_handler handler) { revocation_ = std::move(handler); }
+  void set_revocation_handler(revocation_handler handler) {
+    revocation_ = handler ? std::make_unique<revocation_handler>(std::move(handler)) : nullptr;
+  }
   asio::cancellation_slot lost_slot() noexcept { return lost_signal_.slot(); }
   void link_sibling(const std::shared_ptr<lock_impl>& sibling) { sibling_ = sibling; }
 
@@ -116,24 +131,33 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
 
   std::string directory_;
   lock_kind kind_;
-  // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL is shared between the lock
-  // objects that use the default.
+  // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL and the data are shared
+  // between the lock objects that use the defaults.
   naming name_format_;
   bool reentrant_;
-  std::string data_;
+  bool own_watch_armed_ = false;  // here, not with the hold's state below: one word for the flags
+  std::shared_ptr<const std::string> data_;
   std::shared_ptr<const std::vector<zkwire::acl>> acl_;
   std::weak_ptr<lock_impl> sibling_;
 
   std::size_t holds_ = 0;
   std::optional<owned_node> node_;
-  bool own_watch_armed_ = false;
+  std::int64_t alone_zxid_ = 0;  // while held: grant's alone_zxid
+  // Left by the release of a hold whose alone_zxid was known, for the next create (follows_quiet_release).
+  struct quiet_release {
+    std::int64_t alone_zxid = 0;  // 0: nothing left to check
+    std::int64_t session = 0;     // the node's; the create must be in the same session, behind the delete
+    bool deleted = false;         // the delete succeeded (one transaction, ours)
+    bool last_held = false;       // the last check (of an earlier release) said yes
+  };
+  quiet_release quiet_;
   std::int64_t revocation_seen_mzxid_ = 0;
 
   std::shared_ptr<attempt> current_;
   waiter_map releases_;
   waiter_map lost_waiters_;
   asio::cancellation_signal lost_signal_;
-  revocation_handler revocation_;
+  std::unique_ptr<revocation_handler> revocation_;  // a pointer: most lock objects have none
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;
   std::uint64_t grant_id_ = 0;

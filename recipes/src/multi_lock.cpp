@@ -211,7 +211,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
     });
   }
 
-  void set_state(lock_state to, std::error_code reason) { change_state(state_, listener_, to, reason); }
+  void set_state(lock_state to, std::error_code reason) { change_state(state_, &listener_, to, reason); }
 
   asio::any_io_executor executor_;
   std::shared_ptr<zkwire::clock> clock_;

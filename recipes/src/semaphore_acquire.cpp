@@ -21,10 +21,6 @@ namespace {
 
 constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
 
-std::string child_path(const std::string& directory, const std::string& name) {
-  return directory == "/" ? "/" + name : directory + "/" + name;
-}
-
 class semaphore_task {
  public:
   semaphore_task(std::shared_ptr<semaphore_impl> self, std::shared_ptr<lease_attempt> a)

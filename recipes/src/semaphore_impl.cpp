@@ -197,9 +197,7 @@ void semaphore_impl::abandon() noexcept {
 // --- boundary functions of semaphore.hpp ---
 
 semaphore_ptr make_semaphore_impl(client& c, std::string path, std::int32_t max_leases, semaphore_options options) {
-  auto impl = std::make_shared<semaphore_impl>(c, std::move(path), max_leases, std::move(options));
-  impl->observe_session();
-  return impl;
+  return std::make_shared<semaphore_impl>(c, std::move(path), max_leases, std::move(options));
 }
 asio::any_io_executor executor_of(const semaphore_impl& impl) { return impl.executor(); }
 void abandon(semaphore_impl& impl) noexcept { impl.abandon(); }

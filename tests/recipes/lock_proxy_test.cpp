@@ -2,8 +2,8 @@
 // reply is dropped and the connection reset, so the create's outcome is unknown to the client. The acquire must
 // find its node again by its guid (owned by our session), never create a second one, and succeed; nothing may
 // be left after the release. 100 rounds, plus one where the create never reaches the server. Also through the
-// proxy: the directory reaped under a pending create, a node with our guid owned by another session, and a
-// waiter's session expiring while it waits.
+// proxy: the directory reaped under a pending create, a node with our guid owned by another session, a waiter's
+// session expiring while it waits, and the listing an uncontended acquire skips (and when it must not).
 
 #include <gtest/gtest.h>
 
@@ -217,6 +217,62 @@ TEST_F(lock_proxy_test, AWaiterWhoseSessionExpiresFailsAndLeavesNothing) {
     ZKWIRE_CO_ASSERT(children.size() == 1);
     EXPECT_EQ(dir + "/" + children.front(), holder.node_path());
     co_await holder.async_release(use_awaitable);
+  }());
+}
+
+// Where one client takes and releases a lock nobody else touches, the create's zxid proves the directory holds
+// only our node, and once that was seen the acquire sends no listing (the proxy counts them). Any transaction
+// between the release and the next create, here one of the admin client elsewhere, makes that acquire list on its
+// own, and the next one pipeline its listing again until the proof holds once more.
+TEST_F(lock_proxy_test, AnUncontendedAcquireListsOnlyAfterAForeignTransaction) {
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  lock l(*client_, dir_);
+  const auto listings = proxy.add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
+  ASSERT_TRUE(listings.has_value());
+  const auto listed = [&] { return proxy.counters(*listings)->matched; };
+  constexpr int rounds = 20;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    for (int round = 0; round < rounds; ++round) co_await test::acquire_and_release(l);
+  }());
+  // The first acquire (nothing known), the second (its listing pipelined while the proof is checked once).
+  EXPECT_EQ(listed(), 2U);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await admin->async_create(root() + "/elsewhere", "", use_awaitable);
+    co_await test::acquire_and_release(l);
+  }());
+  EXPECT_EQ(listed(), 3U);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    for (int round = 0; round < rounds; ++round) co_await test::acquire_and_release(l);
+  }());
+  EXPECT_EQ(listed(), 4U);  // one pipelined again, then none
+  EXPECT_EQ(l.state(), lock_state::released);
+}
+
+// The case the skipped listing must never get wrong: another contender's create between our release and our next
+// create. Our acquire must see it (and wait), not take the lock beside it.
+TEST_F(lock_proxy_test, AContenderBetweenAReleaseAndTheNextCreateIsSeen) {
+  auto& io = io_;
+  auto& admin = admin_;
+  const std::string& dir = dir_;
+  lock l(*client_, dir);
+  lock other(*admin, dir);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await test::acquire_and_release(l);
+    co_await test::acquire_and_release(l);
+    co_await other.async_acquire(5s, use_awaitable);
+    auto attempt = l.async_acquire(0ms, test::tuple_awaitable);
+    auto [ec] = co_await std::move(attempt);
+    EXPECT_EQ(ec, recipes::lock_errc::timeout) << ec.message();
+    EXPECT_EQ(l.state(), lock_state::released);
+    co_await other.async_release(use_awaitable);
+    // And the acquire after it holds, alone.
+    co_await l.async_acquire(5s, use_awaitable);
+    const auto children = co_await test::children_of(*admin, dir);
+    ZKWIRE_CO_ASSERT(children.size() == 1);
+    EXPECT_EQ(dir + "/" + children.front(), l.node_path());
+    co_await l.async_release(use_awaitable);
   }());
 }
 

@@ -82,6 +82,9 @@ struct get_result {
 struct children_result {
   std::vector<std::string> children;  // names, not paths, in the server's (unspecified) order
   zkwire::stat stat;                  // of the parent
+  // The reply header's zxid: the last transaction the answering server had applied. The server never applies a
+  // transaction while it answers a read, so `children` is the parent's state after exactly that transaction.
+  std::int64_t zxid = 0;
 };
 
 struct acl_result {

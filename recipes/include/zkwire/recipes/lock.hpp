@@ -16,6 +16,10 @@
 //   that blocker (getData with a watch) and lists again when it changes: one waiter wakes per release, no
 //   child watch on the directory, no polling. Release deletes the node. A missing directory is created with its
 //   parents as CONTAINER nodes, again if the server reaps it between that and our create.
+//   A lock object that takes and releases a lock nobody else wants skips the listing once it has seen that the
+//   zxids prove it unnecessary (our create came right after our own delete of a node that was alone); if a
+//   transaction came between after all, it lists on its own, one more round trip, and pipelines its listing
+//   again until the proof holds once more.
 //   If the create's outcome is unknown (connection lost before its reply), acquire waits for the connection,
 //   syncs, lists the directory and adopts the child with our prefix only if its ephemeralOwner is the client's
 //   current session; otherwise it starts over with a new guid. One acquire never leaves two nodes.
@@ -311,10 +315,10 @@ class lock {
 
   [[nodiscard]] asio::any_io_executor get_executor() const { return detail::executor_of(*impl_); }
 
-  // Acquires the lock, waiting at most `timeout` (0: try once — one round trip; fails with lock_errc::timeout
-  // if another contender precedes us). Signature void(std::error_code). If this object already holds it: completes
-  // at once (posted), counting up with lock_options::reentrant, else with lock_errc::already_held (the hold is
-  // unchanged).
+  // Acquires the lock, waiting at most `timeout` (0: try once — one round trip, two after a skipped listing that
+  // was needed after all ("How it works"); fails with lock_errc::timeout if another contender precedes us).
+  // Signature void(std::error_code). If this object already holds it: completes at once (posted), counting up with
+  // lock_options::reentrant, else with lock_errc::already_held (the hold is unchanged).
   // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::already_held, lock_errc::acquire_in_progress
   // (another acquire of this object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the
   // same read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released), the
