@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -221,11 +222,20 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     create_options options;
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->acl();
-    std::optional<std::string> listing;
-    if (!self_->expects_quiet()) listing = self_->directory();
-    auto pipelined = create_and_list(self_->link(), child_path(self_->directory(), prefix_), self_->data(), options,
-                                     std::move(listing), remaining());
-    auto r = co_await std::move(pipelined);
+    create_and_list_result r;
+    const bool listing = !self_->expects_quiet();
+    if (listing) {
+      auto pipelined = create_and_list(self_->link(), child_path(self_->directory(), prefix_), self_->data(), options,
+                                       self_->directory(), remaining());
+      r = co_await std::move(pipelined);
+    } else if (client* c = self_->link()->get(); c == nullptr) {
+      r.create_error = make_error_code(client_error::closed);
+    } else {
+      auto create = bounded([&](auto token) {
+        return c->async_create(child_path(self_->directory(), prefix_), self_->data(), options, std::move(token));
+      });
+      std::tie(r.create_error, r.created) = co_await std::move(create);
+    }
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no
     // deadline: it is cleanup) finds the node if the server applied the create, for run() to delete.
     if (out_of_time(r.create_error)) self_->give_up(shared_attempt(), lock_errc::timeout);
@@ -236,9 +246,9 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       if (alone) {
         out.children.emplace().emplace_back(node_->name());
         out.zxid = node_->czxid;
-      } else if (r.listed && !r.list_error) {
-        out.children = std::move(r.listed->children);
-        out.zxid = r.listed->zxid;
+      } else if (listing && !r.list_error) {
+        out.children = std::move(r.listed.children);
+        out.zxid = r.listed.zxid;
       }
       co_return out;
     }

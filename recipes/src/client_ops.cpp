@@ -4,6 +4,7 @@
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -118,48 +119,41 @@ asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string dir
 }
 
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::optional<std::string> directory,
+                                                        create_options options, std::string directory,
                                                         std::optional<std::chrono::nanoseconds> timeout) {
+  // The create completes into shared state (its callback may outlive this coroutine); the listing is awaited. The
+  // session answers in order, so the create's reply has normally been handled by then: no timer, no extra hop.
   struct join {
-    explicit join(const asio::any_io_executor& executor) : done(executor) {}
     create_and_list_result result;
-    int remaining = 1;
-    wake_event done;
-    void arrive() {
-      if (--remaining == 0) done.set();
-    }
+    bool created = false;
+    std::optional<wake_event> waiting;  // only if the listing's completion overtook the create's
   };
-  const asio::any_io_executor executor = co_await asio::this_coro::executor;
-  auto state = std::make_shared<join>(executor);
+  auto state = std::make_shared<join>();
   client* c = link->get();
   if (c == nullptr) {
     state->result.create_error = make_error_code(client_error::closed);
     state->result.list_error = state->result.create_error;
     co_return std::move(state->result);
   }
-  if (directory) {
-    state->remaining = 2;
-    state->result.listed.emplace();
-  }
   auto on_created = [state](std::error_code ec, create_result r) {
     state->result.create_error = ec;
     state->result.created = std::move(r);
-    state->arrive();
-  };
-  auto on_listed = [state](std::error_code ec, children_result r) {
-    state->result.list_error = ec;
-    *state->result.listed = std::move(r);
-    state->arrive();
+    state->created = true;
+    if (state->waiting) state->waiting->set();
   };
   if (timeout) {
     c->async_create(std::move(path), std::move(data), options, with_timeout(*timeout, std::move(on_created)));
-    if (directory) c->async_get_children(std::move(*directory), with_timeout(*timeout, std::move(on_listed)));
   } else {
     c->async_create(std::move(path), std::move(data), options, std::move(on_created));
-    if (directory) c->async_get_children(std::move(*directory), std::move(on_listed));
   }
-  auto replied = state->done.wait();
-  co_await std::move(replied);
+  auto listing = timeout ? c->async_get_children(std::move(directory), with_timeout(*timeout, tuple_awaitable))
+                         : c->async_get_children(std::move(directory), tuple_awaitable);
+  std::tie(state->result.list_error, state->result.listed) = co_await std::move(listing);
+  if (!state->created) {
+    state->waiting.emplace(co_await asio::this_coro::executor);
+    auto created = state->waiting->wait();
+    co_await std::move(created);
+  }
   co_return std::move(state->result);
 }
 

@@ -50,14 +50,14 @@ struct create_and_list_result {
   std::error_code create_error;
   create_result created;
   std::error_code list_error;
-  std::optional<children_result> listed;  // nullopt when no listing was asked for
+  children_result listed;
 };
 
 // Sends the create and a getChildren of `directory` back to back (one round trip: the session applies them in
-// order, so the list includes the new node) and waits for both replies; without a directory, the create alone.
-// `timeout`: both requests' deadline (zkwire::with_timeout); nullopt: the client's request_timeout.
+// order, so the list includes the new node) and waits for both replies. `timeout`: both requests' deadline
+// (zkwire::with_timeout); nullopt: the client's request_timeout.
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
-                                                        create_options options, std::optional<std::string> directory,
+                                                        create_options options, std::string directory,
                                                         std::optional<std::chrono::nanoseconds> timeout);
 
 }  // namespace zkwire::recipes::detail

@@ -2,12 +2,14 @@
 // all along, the server's watch table shows no watch of the waiters' session on the holder's node (the client
 // has no accessor for its own watch registry; a successful removeWatches empties the client's watchers of the
 // path too, so a try-lock loop no longer grows the client), and another holder of the same client keeps watching its
-// own node after a waiter of that client removed the client's watches on it.
+// own node after a waiter of that client removed the client's watches on it. Also: a client destroyed under its lock
+// objects ends their acquires and holds, and the lock objects outlive it safely.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -121,6 +123,57 @@ TEST_F(lock_give_up_test, AHolderOfTheSameClientKeepsWatchingItsNode) {
   }());
   ASSERT_FALSE(states.empty());
   EXPECT_NE(std::find(states.begin(), states.end(), lock_state::lost), states.end());
+}
+
+// The lock objects of a client share one link to it, which its close marks gone. Destroying the client ends a waiting
+// acquire with client_error::closed and a hold with lost; the objects then outlive the client without touching it
+// (the sanitizer build would see a use after free). A new client made at the same address, while a lock object of
+// the old one still holds the old link, gets a working link of its own.
+TEST_F(lock_give_up_test, ADestroyedClientEndsItsLocksAndANewClientLocksAgain) {
+  asio::io_context io;
+  auto admin = test::new_client(io, connect_string());
+  // A short session: the destroyed client's session (and its waiting node) stays until the server expires it.
+  const auto options = test::client_options_for(connect_string(), 2000ms);
+  std::optional<client> c(std::in_place, io.get_executor(), options);
+  lock holder(*admin, dir());
+  auto waiter = std::make_unique<lock>(*c, dir());
+  lock other(*c, dir() + "-other");
+  std::optional<std::error_code> waited;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await holder.async_acquire(5s, use_awaitable);
+    co_await other.async_acquire(5s, use_awaitable);
+    waiter->async_acquire([&](std::error_code ec) { waited = ec; });
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin, dir(), 2));
+  }());
+  c.reset();
+  run_co(io, [&]() -> asio::awaitable<void> {
+    while (!waited) co_await test::sleep_for(10ms);
+  }());
+  EXPECT_EQ(*waited, client_error::closed) << waited->message();
+  EXPECT_EQ(waiter->state(), lock_state::released);
+  EXPECT_EQ(other.state(), lock_state::lost);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    auto again = waiter->async_acquire(1s, tuple_awaitable);
+    auto [ec] = co_await std::move(again);
+    EXPECT_EQ(ec, client_error::closed) << ec.message();
+  }());
+  waiter.reset();
+
+  c.emplace(io.get_executor(), options);  // the same address; `other` still holds the old link
+  lock l(*c, dir());
+  std::optional<std::error_code> acquired;
+  l.async_acquire([&](std::error_code ec) { acquired = ec; });
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await holder.async_release(use_awaitable);
+    while (!acquired) co_await test::sleep_for(10ms);
+    EXPECT_FALSE(*acquired) << acquired->message();
+    EXPECT_EQ(l.state(), lock_state::held);
+    co_await l.async_release(use_awaitable);
+    EXPECT_TRUE((co_await test::children_of(*admin, dir())).empty());
+    auto release = other.async_release(tuple_awaitable);
+    auto [release_ec] = co_await std::move(release);
+    EXPECT_EQ(release_ec, lock_errc::lock_lost) << release_ec.message();
+  }());
 }
 
 }  // namespace
