@@ -296,6 +296,10 @@ void client_impl::on_completion(proto::completion&& c) {
 }
 
 void client_impl::on_state(const proto::state_change& s) {
+  // The last TLS failure names the cause of a connect timeout until a session is up. Not cleared by a completed TLS
+  // handshake: with TLS 1.3 a server that refuses our certificate says so only after it, on the first read, and the
+  // connect timeout may fall between the next attempt's handshake and that read.
+  if (s.to == session_state::connected || s.to == session_state::connected_read_only) last_tls_error_.clear();
   // Losing the connection or the session is worth a warning; every other transition is routine.
   const bool trouble = s.to == session_state::suspended || s.to == session_state::lost ||
                        s.to == session_state::expired || s.to == session_state::auth_failed;
@@ -453,16 +457,19 @@ void client_impl::apply_config(const std::string& text) {
 void client_impl::arm_timer() {
   const proto::time_point when = engine_.next_wakeup();
   if (when == timer_expiry_) return;
+  if (when == proto::time_point::max()) {
+    // Nothing is due any more (the session ended or was closed): a wait kept from earlier would hold the
+    // application's event loop open until it fired.
+    timer_expiry_ = when;
+    timer_->cancel();
+    return;
+  }
   // Every request and reply moves the engine's wakeup (ping and read timeout) a little later. Re-arming for each
   // would cost a cancelled wait and a timerfd update per request; a timer armed for an earlier time is kept
   // instead: it fires, the engine's tick finds nothing due yet (ticking early is allowed), and it is re-armed.
   if (timer_expiry_ != proto::time_point::max() && when > timer_expiry_) return;
   timer_expiry_ = when;
-  if (when == proto::time_point::max()) {
-    timer_->cancel();
-  } else {
-    timer_->expires_at(when);
-  }
+  timer_->expires_at(when);
 }
 
 void client_impl::on_timer() {
@@ -506,7 +513,6 @@ void client_impl::on_connected(std::error_code ec) {
     return;
   }
   link_ = link::open;
-  last_tls_error_.clear();
   engine_.connected(now());
   start_read();
   pump();

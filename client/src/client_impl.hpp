@@ -108,7 +108,7 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   std::mt19937_64 rebalance_rng_;            // follow_config's choices
   bool config_reading_ = false;              // follow_config: a read of the configuration is in flight
   bool config_watched_ = false;              // ... its watch is armed
-  std::error_code last_tls_error_;           // of the last connection attempt, until one succeeds (tls_options.hpp)
+  std::error_code last_tls_error_;           // of the last connection attempt, until a session is up (tls_options.hpp)
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;

@@ -47,6 +47,9 @@ void hold_monitor::on_session(const state_event& e) {
     case session_state::auth_failed:
     case session_state::closed:
       on_lost(e.reason ? e.reason : make_error_code(client_error::session_expired));
+      // A wakeup left pending by an earlier hold would keep the event loop running until it fires, long after the
+      // application closed its client: with the session gone there is nothing left for it to watch.
+      cancel_margin_timer();
       break;
     default:
       break;

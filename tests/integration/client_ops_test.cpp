@@ -8,6 +8,7 @@
 #include <asio/io_context.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -387,6 +388,23 @@ TEST_F(client_ops_test, CloseDeletesEphemeralsAndFailsLaterCalls) {
   run([&]() -> asio::awaitable<void> {
     EXPECT_FALSE((co_await observer.async_exists(root() + "/e", use_awaitable)).has_value());
   }());
+}
+
+// After the close nothing of the client is left on its executor: io_context::run() returns at once, not when a
+// timer armed earlier (the ping, session_timeout / 3 = 10 s here) would have fired.
+TEST_F(client_ops_test, AClosedClientLeavesItsEventLoopFree) {
+  client c(io_.get_executor(), test::client_options_for(connect_string(), std::chrono::seconds(30)));
+  run([&]() -> asio::awaitable<void> { co_await c.async_create(root(), "", use_awaitable); }());
+  bool closed = false;
+  c.async_close([&](std::error_code ec) {
+    EXPECT_FALSE(ec) << ec.message();
+    closed = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  io_.restart();
+  io_.run();
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // one round trip, really
 }
 
 TEST_F(client_ops_test, BlockingClient) {

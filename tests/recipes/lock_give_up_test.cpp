@@ -176,5 +176,27 @@ TEST_F(lock_give_up_test, ADestroyedClientEndsItsLocksAndANewClientLocksAgain) {
   }());
 }
 
+// A hold arms a wakeup for its safety margin (session timeout - margin after the last answer) that a release leaves
+// pending for the next hold. Once the client is closed nothing may keep the loop running: io.run() returns right
+// after the close, not when that wakeup would have fired (22.5 s after the last answer with a 30 s session).
+TEST_F(lock_give_up_test, AClosedClientsLoopEndsDespiteAnEarlierHold) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string(), 30s);
+  lock l(*c, dir());
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await l.async_acquire(use_awaitable);
+    co_await l.async_release(use_awaitable);
+  }());
+  std::optional<std::error_code> closed;
+  c->async_close([&](std::error_code ec) { closed = ec; });
+  const auto start = std::chrono::steady_clock::now();
+  io.restart();
+  io.run();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_FALSE(*closed) << closed->message();
+  EXPECT_LT(elapsed, 5s);  // one round trip, really, against the 22.5 s of a wakeup left pending
+}
+
 }  // namespace
 }  // namespace zkwire
