@@ -141,15 +141,18 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
 
   void new_guid() { prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format())); }
 
+  // The client, or null once it is gone (closed or destroyed).
+  [[nodiscard]] client* live_client() const { return self_->link()->get(); }
+
   // The acquire's limit on its requests (acquire_deadline.hpp).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
-    return a()->limits.remaining(self_->link()->get());
+    return a()->limits.remaining(live_client());
   }
   template <class Start>
   [[nodiscard]] auto bounded(Start start) const {
-    return a()->limits.bounded(self_->link()->get(), std::move(start));
+    return a()->limits.bounded(live_client(), std::move(start));
   }
-  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a()->limits.out_of_time(ec, self_->link()->get()); }
+  [[nodiscard]] bool out_of_time(std::error_code ec) const { return a()->limits.out_of_time(ec, live_client()); }
 
   // Runs until we hold (node_ handed to the lock, empty error), the caller gave up (empty error, node_ to clean
   // up), or an error ends the acquire.
@@ -158,7 +161,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     std::int64_t listed_zxid = 0;  // the state `children` shows: after this transaction
     for (;;) {
       if (a()->abandoned) co_return std::error_code{};
-      if (self_->link()->get() == nullptr) co_return make_error_code(client_error::closed);
+      if (live_client() == nullptr) co_return make_error_code(client_error::closed);
       if (session_end_) co_return session_end_;
       if (!node_) {
         auto created = co_await create_node();
@@ -170,7 +173,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         continue;  // re-check abandonment before using the node
       }
       if (!children) {
-        client* c = self_->link()->get();
+        client* c = live_client();
         if (c == nullptr) co_return make_error_code(client_error::closed);
         auto listing = bounded([&](auto token) { return c->async_get_children(self_->directory(), std::move(token)); });
         auto [ec, listed] = co_await std::move(listing);
@@ -199,7 +202,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       }
       if (!a()->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
       if (!pos.blocker) {
-        const std::int64_t alone_zxid = pos.ahead == 0 && pos.last ? listed_zxid : 0;
+        const std::int64_t alone_zxid = pos.ahead == 0 && pos.last && listed_zxid > 0 ? listed_zxid : 0;
         if (self_->grant(shared_attempt(), *node_, alone_zxid)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
@@ -228,7 +231,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       auto pipelined = create_and_list(self_->link(), child_path(self_->directory(), prefix_), self_->data(), options,
                                        self_->directory(), remaining());
       r = co_await std::move(pipelined);
-    } else if (client* c = self_->link()->get(); c == nullptr) {
+    } else if (client* c = live_client(); c == nullptr) {
       r.create_error = make_error_code(client_error::closed);
     } else {
       auto create = bounded([&](auto token) {
@@ -271,7 +274,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
 
   // Watches `blocker` and waits until it changes or the caller gives up. Empty error: list again.
   asio::awaitable<std::error_code> wait_for(const std::string& blocker) {
-    client* c = self_->link()->get();
+    client* c = live_client();
     if (c == nullptr) co_return make_error_code(client_error::closed);
     // The callback is built outside the co_await expression: GCC 12 destroys a temporary closure with captures
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes

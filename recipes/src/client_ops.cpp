@@ -40,6 +40,9 @@ link_ptr shared_link(client& c) {
   if (auto it = links.find(&c); it != links.end()) {
     if (auto link = it->second.lock(); link && !link->gone) return link;
   }
+  // A client closed already never calls an observer again: it gets a link that is gone, and no observer that would
+  // stay registered for nothing.
+  if (c.state() == session_state::closed) return std::make_shared<client_link>(client_link{&c, true});
   std::erase_if(links, [](const auto& entry) { return entry.second.expired(); });
   auto link = std::make_shared<client_link>(client_link{&c, false});
   // The observer keeps the link alive as long as the client: the registry's entry lives while the client does.

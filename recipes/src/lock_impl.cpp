@@ -209,8 +209,8 @@ bool lock_impl::follows_quiet_release(const zkwire::stat& created) noexcept {
   quiet_ = quiet_release{0, 0, false, q.last_held};
   if (q.alone_zxid == 0) return false;
   // The same epoch too (the zxid's high 32 bits): a new leader starts its epoch's counter again.
-  quiet_.last_held = q.deleted && q.alone_zxid > 0 && created.ephemeral_owner == q.session &&
-                     created.czxid == q.alone_zxid + 2 && (created.czxid >> 32) == (q.alone_zxid >> 32);
+  quiet_.last_held = q.deleted && created.ephemeral_owner == q.session && created.czxid == q.alone_zxid + 2 &&
+                     (created.czxid >> 32) == (q.alone_zxid >> 32);
   return quiet_.last_held;
 }
 

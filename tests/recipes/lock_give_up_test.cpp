@@ -3,7 +3,8 @@
 // has no accessor for its own watch registry; a successful removeWatches empties the client's watchers of the
 // path too, so a try-lock loop no longer grows the client), and another holder of the same client keeps watching its
 // own node after a waiter of that client removed the client's watches on it. Also: a client destroyed under its lock
-// objects ends their acquires and holds, and the lock objects outlive it safely.
+// objects ends their acquires and holds, the lock objects outlive it safely, and a lock that held does not keep a
+// closed client's event loop running.
 
 #include <gtest/gtest.h>
 
@@ -196,6 +197,15 @@ TEST_F(lock_give_up_test, AClosedClientsLoopEndsDespiteAnEarlierHold) {
   ASSERT_TRUE(closed.has_value());
   EXPECT_FALSE(*closed) << closed->message();
   EXPECT_LT(elapsed, 5s);  // one round trip, really, against the 22.5 s of a wakeup left pending
+
+  // A lock made on the closed client refuses at once.
+  lock late(*c, dir());
+  std::optional<std::error_code> refused;
+  late.async_acquire([&](std::error_code ec) { refused = ec; });
+  io.restart();
+  io.run();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(*refused, client_error::closed) << refused->message();
 }
 
 }  // namespace
