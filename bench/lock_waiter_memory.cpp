@@ -1,9 +1,10 @@
 // zkwire_lock_waiter_memory: client heap memory per lock waiter. One client holds a lock; W lock objects on a second
 // client queue behind it (each with its node, its watch on its predecessor and its pending acquire). Prints the
-// heap bytes in use (glibc mallinfo2) and the allocations per waiter, against the same client idle, in one run.
-// The waiters start all at once by default: the client's buffers then grow to hold all their requests at once and
-// keep that size, which counts too. -b starts them in batches of BATCH, each once the previous one has queued, which
-// leaves the steady cost of a waiting lock.
+// heap bytes in use (glibc mallinfo2: the heap's chunks and the large blocks malloc maps on their own) and the
+// allocations per waiter, against the same client idle, in one run: once all have queued, and again once the
+// waiting client has been idle for a ping interval (it then gives back what the burst of their requests made its
+// buffers grow), the steady cost of a waiting lock. The waiters start all at once by default; -b starts them in
+// batches of BATCH, each once the previous one has queued.
 //
 //   zkwire_lock_waiter_memory -s HOST:PORT [-w WAITERS] [-b BATCH]     (default 1000, all at once)
 
@@ -28,7 +29,10 @@
 
 namespace {
 
-std::size_t heap_in_use() { return mallinfo2().uordblks; }
+std::size_t heap_in_use() {
+  const auto info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
 
 // Runs the loop until `done()` or the deadline; false on timeout.
 template <class Done>
@@ -92,16 +96,18 @@ int run(int argc, char** argv) {
   std::size_t completed = 0;
   for (std::size_t i = 0; i < waiters; ++i) queue.push_back(std::make_unique<lock>(waiter_client, directory));
   const std::size_t heap_objects = heap_in_use();
-  // Every waiter started has its node and its watch once the server has one child per waiter plus the holder's.
+  // Every waiter started has its node and its watch once the server has one child per waiter plus the holder's
+  // (counted from the directory's stat: listing a thousand names would grow the holder client's buffers, which
+  // this process's heap would count).
   std::size_t children = 0;
   const auto all_queued = [&](std::size_t started) {
     return run_until(io, [&] {
-      bool listed = false;
-      holder_client.async_get_children(directory, [&](std::error_code ec, const zkwire::children_result& r) {
-        if (!ec) children = r.children.size();
-        listed = true;
+      bool looked = false;
+      holder_client.async_exists(directory, [&](std::error_code ec, const std::optional<zkwire::stat>& st) {
+        if (!ec && st) children = static_cast<std::size_t>(st->num_children);
+        looked = true;
       });
-      run_until(io, [&] { return listed; });
+      run_until(io, [&] { return looked; });
       return children == started + 1 && waiter_client.pending_requests() == 0;
     });
   };
@@ -110,20 +116,32 @@ int run(int argc, char** argv) {
     for (; started < end; ++started) queue[started]->async_acquire([&](std::error_code) { ++completed; });
     if (!all_queued(started)) return fail("the waiters did not all queue within 60 s");
   }
-  const std::size_t heap_after = heap_in_use();
+  const std::size_t heap_queued = heap_in_use();
   const std::uint64_t allocations_after = zkwire::bench::heap_allocations();
+  // Idle for a ping interval: an answer to a request written after the last waiter queued can only be a ping's.
+  const auto queued_at = std::chrono::steady_clock::now();
+  if (!run_until(io, [&] {
+        const auto answered = waiter_client.last_answered_send_time();
+        return answered && *answered > queued_at;
+      })) {
+    return fail("the waiting client did not ping within 60 s");
+  }
+  const std::size_t heap_idle = heap_in_use();
 
-  const double per_waiter_bytes = static_cast<double>(heap_after - heap_before) / static_cast<double>(waiters);
+  const auto per_waiter = [&](std::size_t heap) {
+    return static_cast<double>(heap - heap_before) / static_cast<double>(waiters);
+  };
+  const double per_waiter_bytes = per_waiter(heap_idle);
+  const double per_object_bytes = per_waiter(heap_objects);
   const double per_waiter_allocations =
       static_cast<double>(allocations_after - allocations_before) / static_cast<double>(waiters);
-  const double per_object_bytes = static_cast<double>(heap_objects - heap_before) / static_cast<double>(waiters);
   std::printf(
       "waiters %zu (started %zu at a time): client heap %zu -> %zu bytes, %.0f bytes per waiter (including the lock "
-      "object), "
-      "%.1f allocations per waiter while queueing\n"
+      "object) once the client was idle for a ping interval, %.0f right after they queued; %.1f allocations per "
+      "waiter while queueing\n"
       "  of which the lock object %.0f bytes, the pending acquire (task, node, watch, request state) %.0f bytes\n",
-      waiters, batch, heap_before, heap_after, per_waiter_bytes, per_waiter_allocations, per_object_bytes,
-      per_waiter_bytes - per_object_bytes);
+      waiters, batch, heap_before, heap_idle, per_waiter_bytes, per_waiter(heap_queued), per_waiter_allocations,
+      per_object_bytes, per_waiter_bytes - per_object_bytes);
 
   // Clean up: the waiters give up (their nodes are deleted in the background), the holder releases.
   queue.clear();

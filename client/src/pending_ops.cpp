@@ -12,7 +12,13 @@ pending_ops::taken pending_ops::take(proto::request_id id) {
   taken result{std::move(it->op), it->watcher};
   while (head_ < entries_.size() && !entries_[head_].op) ++head_;
   if (head_ == entries_.size()) {
-    entries_.clear();
+    // Drained: a table grown by a burst (thousands of requests at once) gives its memory back; a steady pipeline's
+    // stays, so it allocates nothing per request.
+    if (entries_.capacity() > keep_capacity) {
+      std::vector<entry>().swap(entries_);
+    } else {
+      entries_.clear();
+    }
     head_ = 0;
   } else if (head_ >= compact_after && head_ * 2 >= entries_.size()) {
     entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));

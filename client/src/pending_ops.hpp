@@ -38,6 +38,7 @@ class pending_ops {
     std::unique_ptr<pending_op> op;  // null once completed
   };
   static constexpr std::size_t compact_after = 64;
+  static constexpr std::size_t keep_capacity = 256;
   std::vector<entry> entries_;
   std::size_t head_ = 0;  // entries before it are completed
 };

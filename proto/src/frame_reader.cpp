@@ -13,7 +13,7 @@ constexpr std::size_t prefix_size = 4;
 
 }  // namespace
 
-std::span<char> frame_reader::prepare(std::size_t n) {
+void frame_reader::reclaim(std::size_t n) noexcept {
   if (begin_ == end_) {
     begin_ = end_ = 0;
   } else if (buffer_.size() - end_ < n && begin_ > 0) {
@@ -22,9 +22,21 @@ std::span<char> frame_reader::prepare(std::size_t n) {
     end_ -= begin_;
     begin_ = 0;
   }
+}
+
+std::span<char> frame_reader::prepare(std::size_t n) {
+  reclaim(n);
   if (buffer_.size() - end_ < n) buffer_.resize(end_ + n);
   prepared_ = n;
   return {buffer_.data() + end_, n};
+}
+
+std::span<char> frame_reader::prepare_some(std::size_t n) {
+  reclaim(n);
+  const std::size_t need = std::max<std::size_t>(bytes_wanted(), 1);
+  if (buffer_.size() - end_ < need) buffer_.resize(std::max(end_ + need, n));
+  prepared_ = std::min(buffer_.size() - end_, std::max(n, need));
+  return {buffer_.data() + end_, prepared_};
 }
 
 void frame_reader::commit(std::size_t n) noexcept {

@@ -42,9 +42,11 @@ link_ptr shared_link(client& c) {
   }
   // A client closed already never calls an observer again: it gets a link that is gone, and no observer that would
   // stay registered for nothing.
-  if (c.state() == session_state::closed) return std::make_shared<client_link>(client_link{&c, true});
+  if (c.state() == session_state::closed) {
+    return std::make_shared<client_link>(client_link{&c, true, c.get_executor(), c.clock()});
+  }
   std::erase_if(links, [](const auto& entry) { return entry.second.expired(); });
-  auto link = std::make_shared<client_link>(client_link{&c, false});
+  auto link = std::make_shared<client_link>(client_link{&c, false, c.get_executor(), c.clock()});
   // The observer keeps the link alive as long as the client: the registry's entry lives while the client does.
   c.add_state_observer([link](const state_event& e) {
     // A closed client (closed session, or the client object being destroyed) must not be touched again.

@@ -3,6 +3,7 @@
 // a node until it is surely gone, creating a directory with container parents, and the pipelined create + list.
 // Each takes a client_link, so a coroutine resuming after the client was destroyed never touches it.
 
+#include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
 #include <chrono>
 #include <memory>
@@ -16,10 +17,13 @@
 
 namespace zkwire::recipes::detail {
 
-// The client a lock uses, and whether it is gone (destroyed or closed): then nothing may touch it.
+// The client a lock uses, and whether it is gone (destroyed or closed): then nothing may touch it. Its executor and
+// clock stay usable after that (they outlive the client), and are kept here once for all its recipe objects.
 struct client_link {
   client* target = nullptr;
   bool gone = false;
+  asio::any_io_executor executor;
+  std::shared_ptr<zkwire::clock> clock;
   [[nodiscard]] client* get() const noexcept { return gone ? nullptr : target; }
 };
 using link_ptr = std::shared_ptr<client_link>;

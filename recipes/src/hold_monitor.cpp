@@ -5,7 +5,7 @@
 namespace zkwire::recipes::detail {
 
 hold_monitor::hold_monitor(client& c, std::optional<std::chrono::milliseconds> safety_margin)
-    : link_(shared_link(c)), executor_(c.get_executor()), clock_(c.clock()), safety_margin_(safety_margin) {}
+    : link_(shared_link(c)), safety_margin_(safety_margin) {}
 
 hold_monitor::~hold_monitor() {
   if (client* c = link_->get(); c != nullptr && observer_ != 0) c->remove_state_observer(observer_);
@@ -108,7 +108,7 @@ std::chrono::milliseconds hold_monitor::safety_margin() const {
 void hold_monitor::arm_margin_timer(std::uint64_t generation) {
   client* c = link_->get();
   if (c == nullptr) return;
-  const auto now = clock_->now();
+  const auto now = clock().now();
   const auto last = c->last_answered_send_time().value_or(now);
   const auto deadline = last + c->session_timeout() - safety_margin();
   if (now >= deadline) {
@@ -116,7 +116,7 @@ void hold_monitor::arm_margin_timer(std::uint64_t generation) {
     return;
   }
   if (!margin_timer_) {
-    margin_timer_ = clock_->make_wakeup(executor_, [weak = std::weak_ptr<hold_monitor>(monitor_self())] {
+    margin_timer_ = clock().make_wakeup(executor(), [weak = std::weak_ptr<hold_monitor>(monitor_self())] {
       auto self = weak.lock();
       if (!self) return;
       self->margin_pending_ = false;

@@ -45,7 +45,8 @@ class hold_monitor {
   hold_monitor& operator=(hold_monitor&&) = delete;
 
   [[nodiscard]] const link_ptr& link() const noexcept { return link_; }
-  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return executor_; }
+  [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return link_->executor; }
+  [[nodiscard]] zkwire::clock& clock() const noexcept { return *link_->clock; }
   [[nodiscard]] lock_state state() const noexcept { return state_; }
   void set_listener(lock_listener listener) {
     listener_ = listener ? std::make_unique<lock_listener>(std::move(listener)) : nullptr;
@@ -79,9 +80,7 @@ class hold_monitor {
   // next hold reuses it.
   void cancel_margin_timer();
 
-  link_ptr link_;
-  asio::any_io_executor executor_;
-  std::shared_ptr<zkwire::clock> clock_;
+  link_ptr link_;  // with the client's executor and clock (shared by all its recipe objects)
   // Bumped whenever a hold starts or ends, so callbacks of an earlier hold recognise they are stale.
   std::uint64_t generation_ = 0;
   std::unique_ptr<lock_listener> listener_;  // a pointer: most objects have none

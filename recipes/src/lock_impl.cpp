@@ -46,7 +46,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       reentrant_(options.reentrant),
       data_(shared_data(std::move(options.data))),
       acl_(shared_acl(std::move(options.acl))),
-      metrics_(std::move(options.metrics), *clock_, directory_, kind_) {}
+      metrics_(std::move(options.metrics), clock(), directory_, kind_) {}
 
 // --- acquire ---
 
@@ -72,7 +72,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
     a->id = id;
     a->done = std::move(done);
     current_ = a;
-    start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
+    start_deadline(shared_from_this(), a, clock(), executor(), timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_acquire(a);
@@ -120,7 +120,7 @@ bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node,
   // The own-node watch (loss on deletion, revocation) is sent from a handler posted behind the caller's: nothing
   // waits for it, and a caller that releases at once (a short critical section) sends no getData at all. A deletion
   // before it is sent is still seen: the getData then fails with no_node.
-  asio::post(executor_, [weak = std::weak_ptr<lock_impl>(shared_from_this()), generation = generation_] {
+  asio::post(executor(), [weak = std::weak_ptr<lock_impl>(shared_from_this()), generation = generation_] {
     auto self = weak.lock();
     if (self && self->generation_ == generation && !self->own_watch_armed_) self->watch_own_node(generation);
   });
@@ -198,7 +198,7 @@ void lock_impl::on_lost(std::error_code reason) {
   lost_waiters_.finish_all(lock_errc::lock_lost);
   // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
   if (node_ && reason != server_error::no_node) {
-    asio::co_spawn(executor_, delete_until_gone(link_, node_->path), asio::detached);
+    asio::co_spawn(executor(), delete_until_gone(link_, node_->path), asio::detached);
   }
 }
 
@@ -256,7 +256,7 @@ std::uint64_t lock_impl::start_release(completion_ptr<> done) {
   c->async_remove(path, any_version, [self = shared_from_this(), path, id, alone_zxid](std::error_code ec) mutable {
     if (!ec && alone_zxid != 0 && self->quiet_.alone_zxid == alone_zxid) self->quiet_.deleted = true;
     if (is_connection_loss(ec)) {
-      asio::co_spawn(self->executor_, release_task(self, std::move(path), id), asio::detached);
+      asio::co_spawn(self->executor(), release_task(self, std::move(path), id), asio::detached);
       return;
     }
     self->releases_.finish(id, {});  // deleted, already gone, or the session ended (it deletes it too)
@@ -305,7 +305,7 @@ void lock_impl::abandon() noexcept {
     if (current_) give_up(current_, client_error::cancelled);
     if (state_ == lock_state::held || state_ == lock_state::uncertain) {
       holds_ = 1;
-      start_release(make_completion<>([](std::error_code) {}, executor_));
+      start_release(make_completion<>([](std::error_code) {}, executor()));
     }
     listener_ = nullptr;
     revocation_ = nullptr;

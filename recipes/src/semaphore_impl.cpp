@@ -11,7 +11,7 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
       path_(std::move(path)),
       max_leases_(max_leases),
       options_(std::move(options)),
-      metrics_(options_.metrics, *clock_, path_, lock_kind::exclusive) {
+      metrics_(options_.metrics, clock(), path_, lock_kind::exclusive) {
   if (options_.data.empty()) options_.data = default_lock_data();
 }
 
@@ -32,12 +32,12 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
-    auto a = std::make_shared<lease_attempt>(executor_);
+    auto a = std::make_shared<lease_attempt>(executor());
     a->id = id;
     a->count = count;
     a->done = std::move(done);
     current_ = a;
-    start_deadline(shared_from_this(), a, *clock_, executor_, timeout);
+    start_deadline(shared_from_this(), a, clock(), executor(), timeout);
     metrics_.acquire_started();
     set_state(lock_state::acquiring, {});
     spawn_semaphore_acquire(shared_from_this(), a);
@@ -130,7 +130,7 @@ void semaphore_impl::on_lost(std::error_code reason) {
   set_state(lock_state::lost, reason);
   lost_waiters_.finish_all(lock_errc::lock_lost);
   // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
-  for (const auto& lease : leases_) asio::co_spawn(executor_, delete_until_gone(link_, lease.path), asio::detached);
+  for (const auto& lease : leases_) asio::co_spawn(executor(), delete_until_gone(link_, lease.path), asio::detached);
 }
 
 // --- release ---
@@ -166,7 +166,7 @@ std::uint64_t semaphore_impl::start_release(completion_ptr<> done) {
     }
     self->releases_.finish(release_id, {});
   };
-  asio::co_spawn(executor_, release(shared_from_this(), std::move(paths), id), asio::detached);
+  asio::co_spawn(executor(), release(shared_from_this(), std::move(paths), id), asio::detached);
   return id;
 }
 
@@ -186,7 +186,7 @@ void semaphore_impl::abandon() noexcept {
     listener_ = nullptr;
     if (current_) give_up(current_, client_error::cancelled);
     if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-      start_release(make_completion<>([](std::error_code) {}, executor_));
+      start_release(make_completion<>([](std::error_code) {}, executor()));
     } else if (state_ == lock_state::lost) {
       end_hold();
     }

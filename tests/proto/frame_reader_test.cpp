@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -184,6 +186,37 @@ TEST(frame_reader, memory_stays_bounded_by_about_one_frame) {
   }
   EXPECT_EQ(frames, 6U);
   EXPECT_LE(peak, max + 4 + 2 * read_size);
+}
+
+// Reads of up to 64 KiB carrying 50 KB frames: each read ends inside a frame. prepare(64 KiB) would grow the buffer
+// to that partial frame plus 64 KiB; prepare_some keeps it at the read size, and grows it only for a larger frame.
+TEST(frame_reader, prepare_some_keeps_the_buffer_at_the_read_size_or_the_largest_frame) {
+  constexpr std::size_t read_size = 64 * 1024;
+  constexpr std::size_t frame = 50 * 1000;
+  constexpr std::size_t large = 100 * 1000;
+  std::vector<std::string> payloads;
+  for (char c = 'a'; c < 'k'; ++c) payloads.emplace_back(frame, c);
+  payloads.emplace_back(large, 'z');
+  payloads.emplace_back(frame, 'k');
+  const std::string stream = frames_of(payloads);
+  frame_reader r;
+  std::size_t offset = 0;
+  std::vector<std::string> got;
+  std::size_t peak_before_large = 0;
+  while (offset < stream.size()) {
+    std::span<char> space = r.prepare_some(read_size);
+    ASSERT_GE(space.size(), 1U);
+    ASSERT_LE(space.size(), std::max(read_size, r.bytes_wanted()));
+    const std::size_t n = std::min(space.size(), stream.size() - offset);
+    std::memcpy(space.data(), stream.data() + offset, n);
+    r.commit(n);
+    offset += n;
+    for (auto& p : drain(r)) got.push_back(std::move(p));
+    if (got.size() < 10) peak_before_large = std::max(peak_before_large, r.capacity());
+  }
+  EXPECT_EQ(got, payloads);
+  EXPECT_EQ(peak_before_large, read_size);
+  EXPECT_EQ(r.capacity(), large + 4) << "grown exactly for the frame that did not fit";
 }
 
 TEST(frame_reader, reset_clears_error_and_data) {

@@ -28,4 +28,32 @@ std::size_t pending_table::user_pending() const noexcept {
   return n;
 }
 
+namespace {
+
+void release_excess(std::string& s, std::size_t keep_bytes) {
+  if (s.capacity() > keep_bytes) std::string().swap(s);
+}
+
+// What a string holds on the heap (nothing while its characters fit in the string itself).
+std::size_t heap_bytes(const std::string& s) noexcept {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+}  // namespace
+
+void pending_table::release_idle(std::size_t keep_slots, std::size_t keep_bytes) {
+  queued_.release_idle(keep_slots, [keep_bytes](queued_request& q) {
+    release_excess(q.frame, keep_bytes);
+    release_excess(q.watch.path, keep_bytes);
+  });
+  sent_.release_idle(keep_slots, [keep_bytes](sent_request& s) { release_excess(s.watch.path, keep_bytes); });
+}
+
+std::size_t pending_table::retained_bytes() const noexcept {
+  std::size_t bytes = queued_.slot_count() * sizeof(queued_request) + sent_.slot_count() * sizeof(sent_request);
+  queued_.for_each_slot([&](const queued_request& q) { bytes += heap_bytes(q.frame) + heap_bytes(q.watch.path); });
+  sent_.for_each_slot([&](const sent_request& s) { bytes += heap_bytes(s.watch.path); });
+  return bytes;
+}
+
 }  // namespace zkwire::proto::session_detail

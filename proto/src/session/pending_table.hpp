@@ -97,6 +97,11 @@ class pending_table {
   }
   // Queued plus written user requests that are not abandoned.
   [[nodiscard]] std::size_t user_pending() const noexcept;
+  // Gives back what a burst of requests made the table keep (ring::release_idle): an empty queue or FIFO larger than
+  // `keep_slots` entirely, else the frames and paths its slots kept beyond `keep_bytes` each.
+  void release_idle(std::size_t keep_slots, std::size_t keep_bytes);
+  // Heap bytes the queue and the FIFO keep: their slots and what the slots' strings hold.
+  [[nodiscard]] std::size_t retained_bytes() const noexcept;
 
  private:
   ring<queued_request> queued_;

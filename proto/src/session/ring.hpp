@@ -1,6 +1,7 @@
 #pragma once
 // A FIFO over a growable circular array whose slots are reused: popping keeps a slot's members (and the capacity of
-// its strings) for the next push, so a steady stream of requests allocates nothing once the ring has grown.
+// its strings) for the next push, so a steady stream of requests allocates nothing once the ring has grown. An idle
+// ring gives back what a burst made it grow (release_idle).
 
 #include <cstddef>
 #include <utility>
@@ -39,6 +40,24 @@ class ring {
   void clear() noexcept {
     head_ = 0;
     size_ = 0;
+  }
+  [[nodiscard]] std::size_t slot_count() const noexcept { return slots_.size(); }
+  template <class F>
+  void for_each_slot(F&& f) const {
+    for (const T& slot : slots_) f(slot);
+  }
+  // When empty: more than `keep_slots` slots go back to the heap, with whatever they kept; otherwise each slot is
+  // passed to shrink(T&), which may drop what it kept beyond a steady request's needs. Without this, a burst of
+  // thousands of requests in flight at once would hold its peak size for the rest of the session.
+  template <class Shrink>
+  void release_idle(std::size_t keep_slots, Shrink&& shrink) {
+    if (size_ != 0) return;
+    if (slots_.size() > keep_slots) {
+      std::vector<T>().swap(slots_);
+      head_ = 0;
+      return;
+    }
+    for (T& slot : slots_) shrink(slot);
   }
 
  private:

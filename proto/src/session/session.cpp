@@ -464,9 +464,23 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   }
 
   void send_ping(time_point now) {
+    release_burst_memory();
     if (encode_request_frame(out_next, special_xid::ping, op_code::ping, no_body{})) return;
     ping_sent.push_back() = now;
     last_send = now;
+  }
+
+  // Nothing was sent for a ping interval: give back what a burst made grow (a thousand lock waiters started at once
+  // leave the request rings and output buffers sized for all their requests). Only here, so a busy session, which
+  // never pings, never pays for it, and an idle one shrinks at most once per ping interval to a steady size.
+  void release_burst_memory() {
+    constexpr std::size_t keep_slots = 64;
+    constexpr std::size_t keep_slot_bytes = std::size_t{4} * 1024;
+    constexpr std::size_t keep_output_bytes = std::size_t{64} * 1024;
+    pending.release_idle(keep_slots, keep_slot_bytes);
+    deliveries.release_idle(keep_slots, [](delivery&) {});  // taken deliveries are moved from: nothing to shrink
+    if (out_next.empty() && out_next.capacity() > keep_output_bytes) std::string().swap(out_next);
+    if (!writing && out_writing.capacity() > keep_output_bytes) std::string().swap(out_writing);
   }
 
   // --- reading ----------------------------------------------------------------------------------------------
@@ -830,7 +844,7 @@ void session::connect_failed(time_point now, std::error_code error) {
   m.connection_lost(now, error, false);
 }
 
-std::span<char> session::prepare_read(std::size_t n) { return impl_->reader.prepare(n); }
+std::span<char> session::prepare_read(std::size_t n) { return impl_->reader.prepare_some(n); }
 
 void session::commit_read(time_point now, std::size_t n) {
   auto& m = *impl_;
@@ -844,7 +858,7 @@ void session::commit_read(time_point now, std::size_t n) {
 }
 
 void session::received(time_point now, std::string_view bytes) {
-  auto space = prepare_read(bytes.size());
+  auto space = impl_->reader.prepare(bytes.size());
   std::copy(bytes.begin(), bytes.end(), space.begin());
   commit_read(now, bytes.size());
 }
@@ -1105,6 +1119,12 @@ std::size_t session::pending_requests() const noexcept {
   for (std::size_t i = 0; i < m.auth_sent.size(); ++i) n += m.auth_sent[i] != 0 ? 1U : 0U;
   for (const auto& c : m.credentials) n += c.pending != 0 ? 1U : 0U;
   return n;
+}
+
+std::size_t session::retained_bytes() const noexcept {
+  const auto& m = *impl_;
+  return m.reader.capacity() + m.out_next.capacity() + m.out_writing.capacity() + m.pending.retained_bytes() +
+         m.deliveries.slot_count() * sizeof(delivery);
 }
 
 }  // namespace zkwire::proto

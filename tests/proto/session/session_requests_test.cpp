@@ -393,6 +393,30 @@ TEST(SessionRequests, TooLargeRequestFailsWithoutBreakingTheConnection) {
   EXPECT_EQ(h.s.state(), session_state::connected);
 }
 
+// A thousand requests submitted at once (lock waiters started together) grow the request queues and the write
+// buffer to hold them all; once nothing was sent for a ping interval the engine gives that back, and a busy session
+// (a request every second) never shrinks in between.
+TEST(SessionRequests, ABurstsMemoryIsGivenBackOnceIdleForAPingInterval) {
+  harness h(config());
+  h.establish(6000);
+  const std::size_t steady = h.s.retained_bytes();
+  constexpr int burst = 1000;
+  const std::string path = "/locks/" + std::string(100, 'p');
+  for (int i = 0; i < burst; ++i) h.s.submit(h.now, op_code::get_data, get_data_request{path, false});
+  h.pump();
+  h.take_wire();
+  const std::size_t peak = h.s.retained_bytes();
+  EXPECT_GT(peak, steady + 100 * 1024U) << "the burst did not grow the engine: the test shows nothing";
+  for (int i = 1; i <= burst; ++i) h.feed(reply_frame(i, 5, 0, get_data_response{"x", {}}));
+  ASSERT_EQ(h.completions().size(), static_cast<std::size_t>(burst));
+  h.advance(1999ms);
+  EXPECT_TRUE(h.wire.empty());
+  EXPECT_GE(h.s.retained_bytes(), peak) << "shrunk before a ping interval of idleness";
+  h.advance(1ms);
+  EXPECT_EQ(h.take_wire(), ping_frame());
+  EXPECT_LE(h.s.retained_bytes(), steady + 4096) << "kept the burst's size while idle";
+}
+
 TEST(SessionAuth, ReplayOrderIsAuthThenSetWatchesThenQueued) {
   harness h(config());
   h.start();

@@ -16,7 +16,8 @@
 // acceptable is for the layer above (no ZooKeeper message is empty).
 //
 // Memory: the buffer holds at most one partial frame plus the last prepare() size, so it stays around
-// max_frame_size + 4 + the read size; consumed bytes are reclaimed (moved to the front) on prepare() and feed().
+// max_frame_size + 4 + the read size; consumed bytes are reclaimed (moved to the front) on prepare(), prepare_some()
+// and feed(). Reading through prepare_some(n) keeps it at the larger of n and the largest frame received.
 //
 // Thread safety: none; one reader per connection, used from one thread (or strand) at a time.
 
@@ -41,7 +42,11 @@ class frame_reader {
   // Writable space for at least n bytes at the end of the buffered data. Valid until the next non-const call.
   // Invalidates payloads returned by next().
   std::span<char> prepare(std::size_t n);
-  // Marks the first n bytes of the last prepare() as received (n is clamped to what was prepared).
+  // Writable space for a read of up to n bytes, and at least what completes the frame being received: the buffer
+  // grows only for a frame that does not fit, never to a partial frame plus n as prepare(n) would. Valid and
+  // invalidating like prepare().
+  std::span<char> prepare_some(std::size_t n);
+  // Marks the first n bytes of the last prepare() or prepare_some() as received (clamped to what was prepared).
   void commit(std::size_t n) noexcept;
   // Copies received bytes in (prepare + copy + commit). Invalidates payloads returned by next().
   void feed(std::string_view bytes);
@@ -67,6 +72,9 @@ class frame_reader {
   void reset() noexcept;
 
  private:
+  // Forgets consumed bytes: resets an empty buffer, and moves buffered ones to the front when fewer than n bytes
+  // are free at the end.
+  void reclaim(std::size_t n) noexcept;
   // Reads the length prefix at begin_ if all 4 bytes are there; records an error for a bad one.
   std::optional<std::size_t> frame_length();
 

@@ -167,7 +167,7 @@ class session {
   void start(time_point now);
   void connected(time_point now);                              // the connection asked for by take_connect() is up
   void connect_failed(time_point now, std::error_code error);  // ... could not be established
-  std::span<char> prepare_read(std::size_t n);                 // space for the next read
+  std::span<char> prepare_read(std::size_t n);                 // space for a read of up to n bytes (at least 1)
   void commit_read(time_point now, std::size_t n);             // n bytes arrived in that space
   void received(time_point now, std::string_view bytes);       // prepare_read + copy + commit_read
   void written(time_point now);                                // everything take_output() returned was written
@@ -238,6 +238,11 @@ class session {
   // certainly alive on the server until this + negotiated_timeout(): the base of a lock's safety margin.
   [[nodiscard]] std::optional<time_point> last_answered_send_time() const noexcept;
   [[nodiscard]] std::size_t pending_requests() const noexcept;  // queued or written, not completed
+  // Heap bytes the engine keeps for its read and write buffers and its request queues (not the watch table). A burst
+  // of requests makes them grow; once nothing was sent for a ping interval they shrink back to a steady session's
+  // size (at most 64 queue slots and 64 KiB per write buffer are kept), so a thousand lock waiters started at once
+  // do not keep their peak. For tests and memory accounting.
+  [[nodiscard]] std::size_t retained_bytes() const noexcept;
   // The error every operation gets once the session ended (expired, auth_failed — server AUTHFAILED or a SASL
   // error —, closed); empty while it lives.
   [[nodiscard]] std::error_code session_error() const noexcept;
