@@ -26,6 +26,7 @@ constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitabl
 struct position {
   bool found = false;                  // our node is in the listing
   std::size_t ahead = 0;               // contenders before ours, whatever their kind
+  std::size_t blocking = 0;            // contenders before ours that keep us from holding (the blocker among them)
   bool last = false;                   // no contender after ours
   std::optional<std::string> blocker;  // the child to watch
 };
@@ -35,18 +36,24 @@ position find_position(const std::vector<node_name>& sorted, std::string_view ou
   position p;
   std::optional<std::string> previous;
   std::optional<std::string> previous_non_reader;
+  std::size_t non_readers = 0;
   for (auto it = sorted.begin(); it != sorted.end(); ++it) {
     const node_name& n = *it;
     if (!n.is_contender()) break;  // foreign siblings sort last and never block
     if (n.name == ours) {
       p.found = true;
       p.last = std::next(it) == sorted.end() || !std::next(it)->is_contender();
-      p.blocker = kind == lock_kind::read ? previous_non_reader : previous;
+      const bool read = kind == lock_kind::read;
+      p.blocker = read ? previous_non_reader : previous;
+      p.blocking = read ? non_readers : p.ahead;
       return p;
     }
     previous = n.name;
     ++p.ahead;
-    if (n.kind != contender_kind::read && n.name != own_writer) previous_non_reader = n.name;
+    if (n.kind != contender_kind::read && n.name != own_writer) {
+      previous_non_reader = n.name;
+      ++non_readers;
+    }
   }
   return p;
 }
@@ -172,6 +179,14 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         listed_zxid = created.zxid;
         continue;  // re-check abandonment before using the node
       }
+      if (!children && next_in_line_ && blocker_deleted_ && self_->may_grant_now()) {
+        // Our listing showed the blocker as the only contender that kept us from holding, and it is deleted. A node
+        // created since has a larger sequence number than ours, so nothing can have queued ahead of us: we hold,
+        // without listing again (with one waiter behind a holder, a handoff is then one delete and one
+        // notification). Whatever else changed is of nodes behind ours.
+        if (self_->grant(shared_attempt(), *node_, 0)) node_.reset();
+        co_return std::error_code{};
+      }
       if (!children) {
         client* c = live_client();
         if (c == nullptr) co_return make_error_code(client_error::closed);
@@ -202,11 +217,19 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       }
       if (!a()->abandoned) self_->count_enqueued(pos.ahead);  // the first listing of this attempt only counts
       if (!pos.blocker) {
+        if (!self_->may_grant_now()) {
+          // These answers are too old to hold on (or the connection is down): wait for it and list again. An expired
+          // session ends the acquire here rather than after a grant of a hold already lost.
+          auto connected = wait_connected(self_->link());
+          if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+          continue;
+        }
         const std::int64_t alone_zxid = pos.ahead == 0 && pos.last && listed_zxid > 0 ? listed_zxid : 0;
         if (self_->grant(shared_attempt(), *node_, alone_zxid)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
       if (a()->limits.try_once) co_return make_error_code(lock_errc::timeout);
+      next_in_line_ = pos.blocking == 1;
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
       if (parked_) co_return std::error_code{};
     }
@@ -286,6 +309,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     };
     watched_ = child_path(self_->directory(), blocker);
     watch_fired_ = false;
+    blocker_deleted_ = false;
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
@@ -294,7 +318,10 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     auto [ec, unused] = co_await std::move(watched_get);
     if (ec) watch_fired_ = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
-    if (ec == server_error::no_node) co_return std::error_code{};  // gone already: list again
+    if (ec == server_error::no_node) {  // gone already: list again, or hold if it was the last one ahead
+      blocker_deleted_ = true;
+      co_return std::error_code{};
+    }
     if (is_connection_loss(ec)) {
       auto connected = wait_connected(self_->link());
       const std::error_code wait_ec = co_await std::move(connected);
@@ -310,7 +337,10 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   }
 
   void on_blocker_event(std::uint64_t serial, const watch_event& e) {
-    if (serial == watch_serial_) watch_fired_ = true;
+    if (serial == watch_serial_) {
+      watch_fired_ = true;
+      if (!e.error && e.type == event_type::node_deleted) blocker_deleted_ = true;
+    }
     if (is_session_fatal(e.error)) session_end_ = e.error;
     // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
     // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
@@ -320,6 +350,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
 
   void forget_node() {
     node_.reset();
+    next_in_line_ = false;
     new_guid();
   }
 
@@ -336,6 +367,10 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   std::uint64_t watch_serial_ = 0;
   bool watch_fired_ = false;
   bool parked_ = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
+  // The last listing showed the watched blocker as the only contender that keeps us from holding, and the blocker
+  // has since been deleted (its watch fired with NodeDeleted, or it was gone when we set the watch).
+  bool next_in_line_ = false;
+  bool blocker_deleted_ = false;
 };
 
 }  // namespace

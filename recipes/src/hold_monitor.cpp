@@ -105,12 +105,23 @@ std::chrono::milliseconds hold_monitor::safety_margin() const {
   return c == nullptr ? std::chrono::milliseconds(0) : c->session_timeout() / 4;
 }
 
+proto::time_point hold_monitor::margin_deadline(const client& c, proto::time_point now) const {
+  return c.last_answered_send_time().value_or(now) + c.session_timeout() - safety_margin();
+}
+
+bool hold_monitor::may_grant_now() const {
+  const client* c = link_->get();
+  if (c == nullptr) return false;
+  if (const auto s = c->state(); s != session_state::connected && s != session_state::connected_read_only) return false;
+  const auto now = clock().now();
+  return now < margin_deadline(*c, now);
+}
+
 void hold_monitor::arm_margin_timer(std::uint64_t generation) {
   client* c = link_->get();
   if (c == nullptr) return;
   const auto now = clock().now();
-  const auto last = c->last_answered_send_time().value_or(now);
-  const auto deadline = last + c->session_timeout() - safety_margin();
+  const auto deadline = margin_deadline(*c, now);
   if (now >= deadline) {
     on_lost(lock_errc::safety_margin_passed);
     return;

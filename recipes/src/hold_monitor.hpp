@@ -48,6 +48,11 @@ class hold_monitor {
   [[nodiscard]] const asio::any_io_executor& executor() const noexcept { return link_->executor; }
   [[nodiscard]] zkwire::clock& clock() const noexcept { return *link_->clock; }
   [[nodiscard]] lock_state state() const noexcept { return state_; }
+  // Whether a hold granted now could be trusted: the client is connected, and its newest answer is for a request
+  // sent recently enough that the session surely lives past the safety margin. Not so when the replies that would
+  // grant it are read long after they were sent (a process paused with them waiting): the session may have expired
+  // meanwhile, and another contender may hold. An acquire then asks again instead of granting a hold already lost.
+  [[nodiscard]] bool may_grant_now() const;
   void set_listener(lock_listener listener) {
     listener_ = listener ? std::make_unique<lock_listener>(std::move(listener)) : nullptr;
   }
@@ -90,6 +95,8 @@ class hold_monitor {
   void observe_session();
   void verify_after_reconnect(std::uint64_t generation);
   [[nodiscard]] std::chrono::milliseconds safety_margin() const;
+  // When a hold must be given up, judged from the client's newest answer (now, before any answer).
+  [[nodiscard]] proto::time_point margin_deadline(const client& c, proto::time_point now) const;
 
   bool margin_pending_ = false;  // margin_timer_ is armed for margin_expiry_
   std::optional<std::chrono::milliseconds> safety_margin_;

@@ -109,6 +109,11 @@ class semaphore_task {
         continue;
       }
       if (static_cast<std::int64_t>(children.size()) <= self_->max_leases()) {
+        if (!self_->may_grant_now()) {  // answers too old to take a lease on (hold_monitor::may_grant_now)
+          auto connected = wait_connected(link_);
+          if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+          continue;
+        }
         taken_.push_back(*node_);
         node_.reset();
         new_guid();

@@ -3,7 +3,8 @@
 // find its node again by its guid (owned by our session), never create a second one, and succeed; nothing may
 // be left after the release. 100 rounds, plus one where the create never reaches the server. Also through the
 // proxy: the directory reaped under a pending create, a node with our guid owned by another session, a waiter's
-// session expiring while it waits, and the listing an uncontended acquire skips (and when it must not).
+// session expiring while it waits, the listing an uncontended acquire skips (and when it must not), and the one
+// the next in line skips.
 
 #include <gtest/gtest.h>
 
@@ -273,6 +274,62 @@ TEST_F(lock_proxy_test, AContenderBetweenAReleaseAndTheNextCreateIsSeen) {
     ZKWIRE_CO_ASSERT(children.size() == 1);
     EXPECT_EQ(dir + "/" + children.front(), l.node_path());
     co_await l.async_release(use_awaitable);
+  }());
+}
+
+// With one waiter behind the holder, a handoff is the holder's delete and the waiter's notification: the waiter's
+// listing showed the holder as the only contender ahead, and a node created since sorts after ours, so it holds
+// without listing again. With two ahead, the deletion of the one it watches (a waiter that gave up) is no grant
+// while the holder still holds: it lists, watches the holder, and holds when the holder releases (listing no more:
+// that listing showed one ahead).
+TEST_F(lock_proxy_test, TheNextInLineHoldsWithoutListingAgain) {
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  const auto listings = proxy.add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
+  ASSERT_TRUE(listings.has_value());
+  const auto listed = [&] { return proxy.counters(*listings)->matched; };
+  lock holder(*admin_, dir_);
+  lock ahead(*admin_, dir_);  // gives up while it waits
+  lock waiter(*client_, dir_);
+  run_co(io, [&]() -> asio::awaitable<void> {
+    // One ahead: the holder.
+    co_await holder.async_acquire(5s, use_awaitable);
+    std::optional<std::error_code> granted;
+    waiter.async_acquire(20s, [&](std::error_code ec) { granted = ec; });
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin_, dir_, 2));
+    co_await test::settle(*client_);
+    EXPECT_EQ(listed(), 1U);
+    EXPECT_FALSE(granted.has_value());
+    const auto holder_token = holder.fencing_token();
+    co_await holder.async_release(use_awaitable);
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return granted.has_value(); }));
+    EXPECT_FALSE(*granted) << granted->message();
+    EXPECT_EQ(waiter.state(), lock_state::held);
+    EXPECT_GT(waiter.fencing_token(), holder_token);
+    EXPECT_EQ(listed(), 1U) << "listed again after the only contender ahead was deleted";
+    co_await waiter.async_release(use_awaitable);
+
+    // Two ahead: the holder, and a waiter that gives up.
+    co_await holder.async_acquire(5s, use_awaitable);
+    std::optional<std::error_code> gave_up;
+    ahead.async_acquire(1s, [&](std::error_code ec) { gave_up = ec; });
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin_, dir_, 2));
+    granted.reset();
+    const auto before = listed();
+    waiter.async_acquire(20s, [&](std::error_code ec) { granted = ec; });
+    ZKWIRE_CO_ASSERT(co_await test::wait_for_children(*admin_, dir_, 3));
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return gave_up.has_value(); }));
+    EXPECT_EQ(*gave_up, recipes::lock_errc::timeout) << gave_up->message();
+    // The watched node's deletion made the waiter list again (the positive signal), and not hold.
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return listed() == before + 2; }));
+    co_await test::settle(*client_);
+    EXPECT_FALSE(granted.has_value()) << "held beside the holder";
+    EXPECT_EQ(holder.state(), lock_state::held);
+    co_await holder.async_release(use_awaitable);
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return granted.has_value(); }));
+    EXPECT_FALSE(*granted) << granted->message();
+    EXPECT_EQ(listed(), before + 2) << "the listing after the holder's release was needless";
+    co_await waiter.async_release(use_awaitable);
   }());
 }
 

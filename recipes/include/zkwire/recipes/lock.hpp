@@ -14,12 +14,17 @@
 //   session runs its requests in order, so the list shows our node). It holds the lock when no contender it must
 //   wait for precedes it (exclusive and write: any contender; read: a non-read one); otherwise it watches ONLY
 //   that blocker (getData with a watch) and lists again when it changes: one waiter wakes per release, no
-//   child watch on the directory, no polling. Release deletes the node. A missing directory is created with its
+//   child watch on the directory, no polling. When the listing showed the blocker as the only contender that
+//   keeps it waiting, the blocker's deletion is the grant itself (a node created later sorts after ours), so the
+//   next in line holds without listing again. Release deletes the node. A missing directory is created with its
 //   parents as CONTAINER nodes, again if the server reaps it between that and our create.
 //   A lock object that takes and releases a lock nobody else wants skips the listing once it has seen that the
 //   zxids prove it unnecessary (our create came right after our own delete of a node that was alone); if a
 //   transaction came between after all, it lists on its own, one more round trip, and pipelines its listing
 //   again until the proof holds once more.
+//   A grant rests on answers: if they were read long after they were sent (a process paused with the replies
+//   waiting), so that the session may have expired meanwhile, or the connection is down, the acquire waits for the
+//   connection and lists again rather than grant a hold already lost.
 //   If the create's outcome is unknown (connection lost before its reply), acquire waits for the connection,
 //   syncs, lists the directory and adopts the child with our prefix only if its ephemeralOwner is the client's
 //   current session; otherwise it starts over with a new guid. One acquire never leaves two nodes.
