@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <asio/io_context.hpp>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,12 @@ class lock_proxy_test : public test::standalone_test {
       co_await admin_->async_create(dir_, "", use_awaitable);
       co_await client_->async_connect(use_awaitable);
     }());
+  }
+  // Counts the listings of the lock directory that pass the proxy (those of client_'s locks).
+  [[nodiscard]] std::function<std::uint64_t()> listing_counter() {
+    const auto rule = proxy_->add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
+    EXPECT_TRUE(rule.has_value());
+    return [this, rule] { return rule ? proxy_->counters(*rule)->matched : 0; };
   }
   void TearDown() override {
     client_.reset();
@@ -214,9 +222,7 @@ TEST_F(lock_proxy_test, AWaiterWhoseSessionExpiresFailsAndLeavesNothing) {
     EXPECT_EQ(*acquired, client_error::session_expired) << acquired->message();
     EXPECT_EQ(waiter.state(), lock_state::released);
     EXPECT_EQ(holder.state(), lock_state::held);
-    const auto children = co_await test::children_of(*admin, dir);
-    ZKWIRE_CO_ASSERT(children.size() == 1);
-    EXPECT_EQ(dir + "/" + children.front(), holder.node_path());
+    co_await test::expect_sole_child(*admin, dir, holder.node_path());
     co_await holder.async_release(use_awaitable);
   }());
 }
@@ -227,12 +233,9 @@ TEST_F(lock_proxy_test, AWaiterWhoseSessionExpiresFailsAndLeavesNothing) {
 // own, and the next one pipeline its listing again until the proof holds once more.
 TEST_F(lock_proxy_test, AnUncontendedAcquireListsOnlyAfterAForeignTransaction) {
   auto& io = io_;
-  auto& proxy = *proxy_;
   auto& admin = admin_;
   lock l(*client_, dir_);
-  const auto listings = proxy.add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
-  ASSERT_TRUE(listings.has_value());
-  const auto listed = [&] { return proxy.counters(*listings)->matched; };
+  const auto listed = listing_counter();
   constexpr int rounds = 20;
   run_co(io, [&]() -> asio::awaitable<void> {
     for (int round = 0; round < rounds; ++round) co_await test::acquire_and_release(l);
@@ -270,9 +273,7 @@ TEST_F(lock_proxy_test, AContenderBetweenAReleaseAndTheNextCreateIsSeen) {
     co_await other.async_release(use_awaitable);
     // And the acquire after it holds, alone.
     co_await l.async_acquire(5s, use_awaitable);
-    const auto children = co_await test::children_of(*admin, dir);
-    ZKWIRE_CO_ASSERT(children.size() == 1);
-    EXPECT_EQ(dir + "/" + children.front(), l.node_path());
+    co_await test::expect_sole_child(*admin, dir, l.node_path());
     co_await l.async_release(use_awaitable);
   }());
 }
@@ -284,10 +285,7 @@ TEST_F(lock_proxy_test, AContenderBetweenAReleaseAndTheNextCreateIsSeen) {
 // that listing showed one ahead).
 TEST_F(lock_proxy_test, TheNextInLineHoldsWithoutListingAgain) {
   auto& io = io_;
-  auto& proxy = *proxy_;
-  const auto listings = proxy.add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
-  ASSERT_TRUE(listings.has_value());
-  const auto listed = [&] { return proxy.counters(*listings)->matched; };
+  const auto listed = listing_counter();
   lock holder(*admin_, dir_);
   lock ahead(*admin_, dir_);  // gives up while it waits
   lock waiter(*client_, dir_);

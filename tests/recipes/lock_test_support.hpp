@@ -36,6 +36,13 @@ inline asio::awaitable<std::vector<std::string>> children_of(client& c, std::str
   co_return ec ? std::vector<std::string>{} : r.children;
 }
 
+// Checks that `node_path` is `dir`'s only child (a lock's node, and nothing left beside it).
+inline asio::awaitable<void> expect_sole_child(client& c, std::string dir, std::string node_path) {
+  const auto children = co_await children_of(c, dir);
+  ZKWIRE_CO_ASSERT(children.size() == 1);
+  EXPECT_EQ(dir + "/" + children.front(), node_path);
+}
+
 // Polls until `dir` has `count` children (nothing else waits on it: a test's own check, not the lock's logic).
 inline asio::awaitable<bool> wait_for_children(client& c, std::string dir, std::size_t count,
                                                std::chrono::milliseconds timeout = 10s) {
