@@ -19,6 +19,7 @@
 #include "ring.hpp"
 #include "sasl_digest.hpp"
 #include "watch_registry.hpp"
+#include "watch_rules.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
 #include "zkwire/proto/op_traits.hpp"
@@ -70,34 +71,6 @@ void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
   frame[start + 5] = static_cast<char>((u >> 16U) & 0xffU);
   frame[start + 6] = static_cast<char>((u >> 8U) & 0xffU);
   frame[start + 7] = static_cast<char>(u & 0xffU);
-}
-
-bool child_watch_requested(const request_body& body) {
-  const auto* gc = std::get_if<get_children_request>(&body);
-  const auto* gc2 = std::get_if<get_children2_request>(&body);
-  return (gc != nullptr && gc->watch) || (gc2 != nullptr && gc2->watch);
-}
-
-watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher) {
-  watch_intent intent;
-  intent.watcher = watcher;
-  if (const auto* rw = std::get_if<remove_watches_request>(&body)) {
-    intent.effect = watch_effect::remove;
-    intent.remove_type = rw->type;
-    return intent;
-  }
-  if (watcher == 0) return intent;
-  if (const auto* gd = std::get_if<get_data_request>(&body); gd != nullptr && gd->watch) {
-    intent.effect = watch_effect::data;
-  } else if (const auto* ex = std::get_if<exists_request>(&body); ex != nullptr && ex->watch) {
-    intent.effect = watch_effect::exists;
-  } else if (child_watch_requested(body)) {
-    intent.effect = watch_effect::child;
-  } else if (const auto* aw = std::get_if<add_watch_request>(&body); aw != nullptr && op == op_code::add_watch) {
-    intent.effect =
-        aw->mode == add_watch_mode::persistent_recursive ? watch_effect::recursive : watch_effect::persistent;
-  }
-  return intent;
 }
 
 // 128 bits of client nonce for DIGEST-MD5, as hex (RFC 2831 asks for at least 64 bits of entropy).
@@ -408,15 +381,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     const std::int32_t xid = next_xid;
     if (auto ec = encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return ec;
     take_xid();
-    sent_request& s = pending.sent().push_back();
-    s.xid = xid;
-    s.op = op;
-    s.id = 0;
-    s.from = from;
-    s.abandoned = false;
-    s.send_time = now;
-    s.deadline = never;
-    s.watch.effect = watch_effect::none;
+    pending.push_sent(xid, op, 0, from, now);
     last_send = now;
     return {};
   }
@@ -451,15 +416,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     const std::size_t start = out_next.size();
     out_next += q.frame;
     patch_xid(out_next, start, xid);
-    sent_request& s = pending.sent().push_back();
-    s.xid = xid;
-    s.op = q.op;
-    s.id = q.id;
-    s.from = origin::user;
-    s.abandoned = false;
-    s.send_time = now;
-    s.deadline = q.deadline;
-    std::swap(s.watch, q.watch);
+    pending.push_sent(xid, q.op, q.id, origin::user, now, q.deadline, &q.watch);
     last_send = now;
   }
 
@@ -615,111 +572,24 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     }
   }
 
-  // Applies a reply's effect on the watch tables; returns whether it registered the request's watcher.
+  // Applies a user request's reply to the watch tables, delivering the removal events of a removeWatches; returns
+  // whether the request's watcher was registered.
   bool apply_watch(const watch_intent& intent, std::int32_t err) {
-    const auto add_if = [&](bool ok, watch_kind kind) {
-      if (ok) watches.add(kind, intent.path, intent.watcher);
-      return ok;
-    };
-    switch (intent.effect) {
-      case watch_effect::none:
-        return false;
-      case watch_effect::data:
-        return add_if(err == 0, watch_kind::data);
-      case watch_effect::exists:
-        // A watch on a missing node is registered too: it fires when the node is created.
-        return add_if(err == 0, watch_kind::data) ||
-               add_if(err == static_cast<std::int32_t>(server_error::no_node), watch_kind::exist);
-      case watch_effect::child:
-        return add_if(err == 0, watch_kind::child);
-      case watch_effect::persistent:
-        return add_if(err == 0, watch_kind::persistent);
-      case watch_effect::recursive:
-        return add_if(err == 0, watch_kind::persistent_recursive);
-      case watch_effect::remove:
-        if (err != 0) return false;
-        removals.clear();
-        watches.remove(intent.path, intent.remove_type, removals);
-        for (const auto& [w, type] : removals) {
-          deliveries.push_back() = delivery(watch_delivery{
-              w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}, !watches.registered(w)});
-        }
-        return false;
+    removals.clear();
+    const bool registered = apply_reply(watches, intent, err, removals);
+    for (const auto& [w, type] : removals) {
+      deliveries.push_back() = delivery(watch_delivery{
+          w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}, !watches.registered(w)});
     }
-    return false;
+    return registered;
   }
 
-  // The server-side watch table(s) a reply registered a watch in, as the removeWatches type that removes it;
-  // nullopt if the reply registered none. An exists on a missing node is a data-table watch on the server.
-  static std::optional<watcher_type> server_watch_of(watch_effect effect, std::int32_t err) {
-    const bool ok = err == 0;
-    switch (effect) {
-      case watch_effect::data:
-        return ok ? std::optional(watcher_type::data) : std::nullopt;
-      case watch_effect::exists:
-        return ok || err == static_cast<std::int32_t>(server_error::no_node) ? std::optional(watcher_type::data)
-                                                                             : std::nullopt;
-      case watch_effect::child:
-        return ok ? std::optional(watcher_type::children) : std::nullopt;
-      case watch_effect::persistent:
-      case watch_effect::recursive:  // the server keeps them in both tables
-        return ok ? std::optional(watcher_type::any) : std::nullopt;
-      case watch_effect::none:
-      case watch_effect::remove:
-        break;
-    }
-    return std::nullopt;
-  }
-
-  // The removeWatches type covering the server-side table a local registration of `kind` lives in (persistent
-  // ones live in both).
-  static watcher_type server_table_of(watch_kind kind) {
-    switch (kind) {
-      case watch_kind::data:
-      case watch_kind::exist:
-        return watcher_type::data;
-      case watch_kind::child:
-        return watcher_type::children;
-      case watch_kind::persistent:
-      case watch_kind::persistent_recursive:
-        break;
-    }
-    return watcher_type::any;
-  }
-
-  // Whether the server-side watch of `type` on `path` also serves a local registration, or will serve a request
-  // still in flight that registers on the same table (its reply has not been read yet, but the server already
-  // applied it, so a removal now would take its watch away). The server keeps one watch per path and table for
-  // the whole connection, and removeWatches removes it whatever mode it has.
-  [[nodiscard]] bool server_watch_shared(std::string_view path, watcher_type type) const {
-    const auto overlaps = [type](watcher_type other) {
-      return type == watcher_type::any || other == watcher_type::any || other == type;
-    };
-    constexpr std::array kinds = {watch_kind::data, watch_kind::exist, watch_kind::child, watch_kind::persistent,
-                                  watch_kind::persistent_recursive};
-    for (const watch_kind kind : kinds) {
-      if (overlaps(server_table_of(kind)) && watches.watcher_count(kind, path) > 0) return true;
-    }
-    const auto& sent = pending.sent();
-    for (std::size_t i = 0; i < sent.size(); ++i) {
-      const sent_request& s = sent[i];
-      if (s.from != origin::user || s.abandoned || s.watch.path != path) continue;
-      // Assume success: whether the server registered it is known only from the reply.
-      const auto registers = server_watch_of(s.watch.effect, 0);
-      if (registers && overlaps(*registers)) return true;
-    }
-    return false;
-  }
-
-  // A written request abandoned by its deadline or cancel() still registers its watch on the server when the
-  // server applies it, but no local watcher stands behind it: a one-shot watch would fire into nothing, a
-  // persistent one would stay for the whole session, and repeated timed-out watch calls would grow the server's
-  // watch table. Unless that server-side watch serves someone else, remove it with a removeWatches of our own
-  // (its NOWATCHER, if the watch fired meanwhile, is consumed like every internal reply). On a new connection
-  // nothing is left to do: SetWatches re-arms only local registrations.
+  // Removes from the server the watch an abandoned request registered (watch_rules.hpp); its NOWATCHER, if the
+  // watch fired meanwhile, is consumed like every internal reply. On a new connection nothing is left to do:
+  // SetWatches re-arms only local registrations.
   void drop_abandoned_watch(time_point now, const watch_intent& intent, std::int32_t err) {
-    const auto type = server_watch_of(intent.effect, err);
-    if (!type || server_watch_shared(intent.path, *type)) return;
+    const auto type = abandoned_watch_removal(watches, pending, intent, err);
+    if (!type) return;
     const remove_watches_request removal{proto::prepend_chroot(cfg.chroot, intent.path), *type};
     // The path was part of a request that encoded within max_request_size; only a limit set within the 3 bytes
     // by which removeWatches is larger than getData can refuse it, and then the watch stays as if abandoned before
@@ -915,7 +785,6 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
     return id;
   }
   watch_intent intent = intent_of(op, body, watcher);
-  if (intent.effect != watch_effect::none) intent.path = request_path(body);
   if (!use_chroot && watcher != 0 && !m.cfg.chroot.empty()) {
     m.complete(id, op, client_error::invalid_argument);
     return id;
@@ -937,15 +806,7 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
       return id;
     }
     m.take_xid();
-    sent_request& s = m.pending.sent().push_back();
-    s.xid = xid;
-    s.op = op;
-    s.id = id;
-    s.from = origin::user;
-    s.abandoned = false;
-    s.send_time = now;
-    s.deadline = deadline;
-    s.watch = std::move(intent);
+    m.pending.push_sent(xid, op, id, origin::user, now, deadline, &intent);
     m.last_send = now;
     m.request_deadline = std::min(m.request_deadline, deadline);
     return id;
