@@ -7,7 +7,6 @@
 #include <array>
 #include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -17,7 +16,8 @@
 #include "pending_table.hpp"
 #include "request_paths.hpp"
 #include "ring.hpp"
-#include "sasl_digest.hpp"
+#include "sasl_exchange.hpp"
+#include "session_timers.hpp"
 #include "watch_registry.hpp"
 #include "watch_rules.hpp"
 #include "zkwire/proto/connect.hpp"
@@ -56,10 +56,6 @@ std::string_view session_state_name(session_state s) noexcept {
 
 namespace {
 
-constexpr time_point never = time_point::max();
-constexpr milliseconds min_connect_timeout{250};
-constexpr milliseconds expiry_slack{1000};  // tickTime bucketing of the server's expiry, at most a second here
-
 bool user_may_submit(op_code op) noexcept {
   const op_traits* t = find_op_traits(op);
   return t != nullptr && t->user_submittable;
@@ -71,18 +67,6 @@ void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
   frame[start + 5] = static_cast<char>((u >> 16U) & 0xffU);
   frame[start + 6] = static_cast<char>((u >> 8U) & 0xffU);
   frame[start + 7] = static_cast<char>(u & 0xffU);
-}
-
-// 128 bits of client nonce for DIGEST-MD5, as hex (RFC 2831 asks for at least 64 bits of entropy).
-std::string random_cnonce() {
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::random_device source;
-  std::string out;
-  for (int word = 0; word < 4; ++word) {
-    auto v = static_cast<std::uint32_t>(source());
-    for (int i = 0; i < 8; ++i, v >>= 4U) out += digits[v & 0xfU];
-  }
-  return out;
 }
 
 }  // namespace
@@ -150,11 +134,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   ring<request_id> auth_sent;  // per written auth packet, the request its reply completes (0: none)
   ring<time_point> ping_sent;  // send times of unanswered pings
 
-  // SASL, per connection (docs/protocol.md#sasl): nothing else is written until it is done.
-  enum class sasl_step { none, awaiting_challenge, awaiting_rspauth, done };
-  sasl_step sasl = sasl_step::none;
-  std::int32_t sasl_xid = 0;  // of the sasl request whose reply is awaited
-  std::optional<digest_md5_client> sasl_client;
+  sasl_exchange sasl;  // per connection (docs/protocol.md#sasl): nothing else is written until it is done
   std::error_code auth_error = server_error::auth_failed;  // why the session is auth_failed
 
   // Scratch, reused.
@@ -175,28 +155,10 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   }
 
   [[nodiscard]] milliseconds connect_timeout() const {
-    if (cfg.connect_timeout.count() > 0) return cfg.connect_timeout;
-    const auto per_host = timeout / static_cast<std::int64_t>(std::max<std::size_t>(cfg.host_count, 1));
-    return std::max(per_host, min_connect_timeout);
+    return session_detail::connect_timeout(cfg.connect_timeout, timeout, cfg.host_count);
   }
-  [[nodiscard]] milliseconds read_timeout() const { return timeout * 2 / 3; }
-  [[nodiscard]] milliseconds ping_interval() const { return timeout / 3; }
-
-  // Every timer of the engine, `never` where it does not apply. tick() acts on the ones due and next_wakeup()
-  // reports the earliest, both from this one computation, so the driver is never woken for nothing nor missed.
-  struct deadlines {
-    time_point reconnect = never;     // paced: start the next connection attempt
-    time_point attempt = never;       // connecting or handshaking: give up on this host
-    time_point close = never;         // closing: stop waiting for closeSession's reply
-    time_point read = never;          // established: nothing received for too long
-    time_point ping = never;          // established and idle (not while closing): send a ping
-    time_point session_lost = never;  // suspended: the server has expired the session by now, surely
-    time_point request = never;       // a user request's deadline: complete it with operation_timeout
-
-    [[nodiscard]] time_point earliest() const noexcept {
-      return std::min({reconnect, attempt, close, read, ping, session_lost, request});
-    }
-  };
+  [[nodiscard]] milliseconds read_timeout() const { return session_detail::read_timeout(timeout); }
+  [[nodiscard]] milliseconds ping_interval() const { return session_detail::ping_interval(timeout); }
 
   [[nodiscard]] deadlines timers() const noexcept {
     deadlines d;
@@ -226,7 +188,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   }
 
   // Requests may be written: the connection is established and SASL, if configured, has succeeded.
-  [[nodiscard]] bool ready() const { return ph == phase::established && (!cfg.sasl || sasl == sasl_step::done); }
+  [[nodiscard]] bool ready() const { return ph == phase::established && (!cfg.sasl || sasl.done()); }
 
   [[nodiscard]] bool connection_open() const {
     return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
@@ -262,8 +224,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     ping_sent.clear();
     host.reset();
     attempt_deadline = never;
-    sasl = sasl_step::none;
-    sasl_client.reset();
+    sasl.reset();
   }
 
   void begin_attempt(time_point now) {
@@ -498,11 +459,8 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   // --- SASL (docs/protocol.md#sasl) -------------------------------------------------------------------------
 
   void start_sasl(time_point now) {
-    const sasl_credentials& creds = *cfg.sasl;
-    sasl_client.emplace(creds.user, creds.password, creds.cnonce ? creds.cnonce() : random_cnonce());
-    // DIGEST-MD5 has no initial response: the first token is empty (length 0, not null).
-    send_sasl(now, {});
-    sasl = sasl_step::awaiting_challenge;
+    sasl.start(*cfg.sasl);
+    send_sasl(now, {});  // DIGEST-MD5 has no initial response: the first token is empty (length 0, not null)
   }
 
   void send_sasl(time_point now, std::string token) {
@@ -513,7 +471,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       return;
     }
     take_xid();
-    sasl_xid = xid;
+    sasl.sent(xid);
     last_send = now;
   }
 
@@ -537,22 +495,15 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     }
     const auto* body = std::get_if<set_sasl_response>(&rep.body);
     const std::string_view token = body != nullptr && body->token ? std::string_view(*body->token) : "";
-    if (sasl == sasl_step::awaiting_challenge) {
-      std::string response;
-      if (auto ec = sasl_client->respond(token, response)) {
-        sasl_rejected(ec);
-        return false;
-      }
-      send_sasl(now, std::move(response));
-      sasl = sasl_step::awaiting_rspauth;
-      return true;
-    }
-    if (auto ec = sasl_client->verify(token)) {
+    std::optional<std::string> response;
+    if (auto ec = sasl.answer(token, response)) {
       sasl_rejected(ec);
       return false;
     }
-    sasl = sasl_step::done;
-    sasl_client.reset();
+    if (response) {
+      send_sasl(now, std::move(*response));
+      return ph == phase::established;
+    }
     if (closing) return true;
     connection_ready(now);
     return true;
@@ -639,7 +590,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
       default:
         break;
     }
-    if ((sasl == sasl_step::awaiting_challenge || sasl == sasl_step::awaiting_rspauth) && header.xid == sasl_xid) {
+    if (sasl.awaits(header.xid)) {
       return on_sasl_reply(now, header, payload);
     }
     auto& sent = pending.sent();
@@ -751,7 +702,7 @@ void session::disconnected(time_point now, std::error_code error) {
 
 void session::tick(time_point now) {
   auto& m = *impl_;
-  const impl::deadlines due = m.timers();
+  const deadlines due = m.timers();
   if (now >= due.request) {
     // Independent of the connection's timers: a request past its deadline completes, the session goes on.
     m.request_deadline =
