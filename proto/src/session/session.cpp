@@ -1,34 +1,18 @@
-// The session engine: connection lifecycle, handshake, routing of replies, timers. The parts with one job each
-// live next to it: pending_table (requests), watch_registry (watches), host_picker (hosts), request_paths (chroot).
-
-#include "zkwire/proto/session/session.hpp"
+// The session engine's reply routing and its public inputs and outputs, top to bottom (session_impl.hpp says where
+// the other parts live).
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
-#include <vector>
 
-#include "host_picker.hpp"
-#include "pending_table.hpp"
 #include "request_paths.hpp"
-#include "ring.hpp"
-#include "sasl_exchange.hpp"
-#include "session_timers.hpp"
-#include "watch_registry.hpp"
-#include "watch_rules.hpp"
-#include "zkwire/proto/connect.hpp"
-#include "zkwire/proto/frame_reader.hpp"
+#include "session_impl.hpp"
 #include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::proto {
-
-using namespace session_detail;  // NOLINT(google-build-using-namespace): the engine's own parts
-using std::chrono::milliseconds;
 
 std::string_view session_state_name(session_state s) noexcept {
   switch (s) {
@@ -61,570 +45,119 @@ bool user_may_submit(op_code op) noexcept {
   return t != nullptr && t->user_submittable;
 }
 
-void patch_xid(std::string& frame, std::size_t start, std::int32_t xid) {
-  const auto u = static_cast<std::uint32_t>(xid);
-  frame[start + 4] = static_cast<char>((u >> 24U) & 0xffU);
-  frame[start + 5] = static_cast<char>((u >> 16U) & 0xffU);
-  frame[start + 6] = static_cast<char>((u >> 8U) & 0xffU);
-  frame[start + 7] = static_cast<char>(u & 0xffU);
-}
-
 }  // namespace
 
-// One per session, fields grouped by concern rather than packed.
-struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
-  enum class phase { idle, paced, connecting, handshaking, established, terminal };
+// --- routing ------------------------------------------------------------------------------------------------
 
-  struct credential {
-    auth_packet packet;
-    request_id pending = 0;  // add_auth() request waiting for this credential's first reply
-  };
-
-  explicit impl(session_config c)
-      : cfg(std::move(c)),
-        picker(cfg.host_count, cfg.shuffle_hosts, cfg.seed),
-        reader(cfg.max_frame_size),
-        timeout(cfg.session_timeout),
-        next_xid(cfg.first_xid > 0 ? cfg.first_xid : 1) {
-    if (cfg.chroot == "/") cfg.chroot.clear();
+void session::impl::on_notification(time_point now, std::string_view payload) {
+  watcher_event event;
+  if (auto ec = decode_notification(payload, event)) {
+    protocol_violation(now, ec);
+    return;
   }
-
-  session_config cfg;
-  host_picker picker;
-  pending_table pending;
-  watch_registry watches;
-  frame_reader reader;
-  ring<delivery> deliveries;  // a ring, not a deque: its slots are reused, so delivering allocates nothing
-  std::string out_next;       // accumulating
-  std::string out_writing;    // handed to the driver
-  bool writing = false;
-  std::optional<std::size_t> pending_connect;
-  bool close_request = false;
-  std::optional<std::size_t> preferred_host;  // switch_host(): where the next attempt goes
-
-  phase ph = phase::idle;
-  session_state st = session_state::not_started;
-  std::optional<std::size_t> host;
-  time_point attempt_deadline = never;
-  time_point reconnect_at = never;
-  time_point close_deadline = never;
-  // At or before the earliest deadline of a pending user request (earlier when that request completed since):
-  // a tick at this time expires what is due and recomputes it exactly (docs/protocol.md#deadlines).
-  time_point request_deadline = never;
-  time_point last_send{};
-  time_point last_recv{};
-  time_point last_write{};
-  std::optional<time_point> last_answered;
-  bool closing = false;
-  std::size_t failed_attempts = 0;
-  std::error_code drop_reason;
-
-  std::int64_t session_id = 0;
-  std::string passwd = std::string(password_length, '\0');
-  bool resumable = false;            // connected once to a read-write server: resume this session id
-  bool connected_read_only = false;  // the current connection's server is read-only
-  milliseconds timeout;
-  std::int64_t last_zxid = 0;
-  connect_request sent_connect;
-  time_point connect_sent{};  // when sent_connect was queued: the server renews the session on receiving it
-  std::int32_t next_xid;
-  request_id next_id = 1;
-
-  std::vector<credential> credentials;
-  ring<request_id> auth_sent;  // per written auth packet, the request its reply completes (0: none)
-  ring<time_point> ping_sent;  // send times of unanswered pings
-
-  sasl_exchange sasl;  // per connection (docs/protocol.md#sasl): nothing else is written until it is done
-  std::error_code auth_error = server_error::auth_failed;  // why the session is auth_failed
-
-  // Scratch, reused.
-  std::vector<watcher_id> fan_out;
-  std::vector<std::pair<watcher_id, event_type>> removals;
-  watch_intent intent_scratch;
-
-  // --- helpers ---------------------------------------------------------------------------------------------
-
-  void set_state(session_state to, std::error_code reason) {
-    if (to == st) return;
-    deliveries.push_back() = delivery(state_change{st, to, reason});
-    st = to;
+  if (!cfg.chroot.empty()) event.path = proto::strip_chroot(cfg.chroot, event.path);
+  fan_out.clear();
+  watches.route(event.type, event.path, fan_out);
+  for (const watcher_id w : fan_out) {
+    deliveries.push_back() = delivery(watch_delivery{w, event, {}, !watches.registered(w)});
   }
+}
 
-  void complete(request_id id, op_code op, std::error_code ec, reply result = {}) {
-    deliveries.push_back() = delivery(completion{id, op, ec, std::move(result)});
+bool session::impl::apply_watch(const watch_intent& intent, std::int32_t err) {
+  removals.clear();
+  const bool registered = apply_reply(watches, intent, err, removals);
+  for (const auto& [w, type] : removals) {
+    deliveries.push_back() = delivery(
+        watch_delivery{w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}, !watches.registered(w)});
   }
+  return registered;
+}
 
-  [[nodiscard]] milliseconds connect_timeout() const {
-    return session_detail::connect_timeout(cfg.connect_timeout, timeout, cfg.host_count);
+void session::impl::drop_abandoned_watch(time_point now, const watch_intent& intent, std::int32_t err) {
+  const auto type = abandoned_watch_removal(watches, pending, intent, err);
+  if (!type) return;
+  const remove_watches_request removal{proto::prepend_chroot(cfg.chroot, intent.path), *type};
+  // The path was part of a request that encoded within max_request_size; only a limit set within the 3 bytes
+  // by which removeWatches is larger than getData can refuse it, and then the watch stays as if abandoned before
+  // this cleanup existed: until it fires, or the connection ends.
+  (void)send_internal(now, op_code::remove_watches, removal, origin::watch_cleanup);
+}
+
+bool session::impl::on_frame(time_point now, std::string_view payload) {
+  if (ph == phase::handshaking) {
+    on_connect_response(now, payload);
+    return ph == phase::established;
   }
-  [[nodiscard]] milliseconds read_timeout() const { return session_detail::read_timeout(timeout); }
-  [[nodiscard]] milliseconds ping_interval() const { return session_detail::ping_interval(timeout); }
-
-  [[nodiscard]] deadlines timers() const noexcept {
-    deadlines d;
-    switch (ph) {
-      case phase::paced:
-        d.reconnect = reconnect_at;
-        break;
-      case phase::connecting:
-      case phase::handshaking:
-        d.attempt = attempt_deadline;
-        break;
-      case phase::established:
-        d.read = last_recv + read_timeout();
-        if (closing) {
-          d.close = close_deadline;
-        } else {
-          d.ping = last_send + ping_interval();
-        }
-        break;
-      case phase::idle:
-      case phase::terminal:
-        break;
-    }
-    if (st == session_state::suspended) d.session_lost = last_write + timeout + expiry_slack;
-    d.request = request_deadline;
-    return d;
+  reply_header header;
+  if (auto ec = decode_reply_header(payload, header)) {
+    protocol_violation(now, ec);
+    return false;
   }
-
-  // Requests may be written: the connection is established and SASL, if configured, has succeeded.
-  [[nodiscard]] bool ready() const { return ph == phase::established && (!cfg.sasl || sasl.done()); }
-
-  [[nodiscard]] bool connection_open() const {
-    return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
-  }
-
-  std::int32_t take_xid() {
-    const std::int32_t xid = next_xid;
-    next_xid = xid == std::numeric_limits<std::int32_t>::max() ? 1 : xid + 1;
-    return xid;
-  }
-
-  [[nodiscard]] std::error_code terminal_error() const {
-    switch (st) {
-      case session_state::expired:
-        return client_error::session_expired;
-      case session_state::auth_failed:
-        return auth_error;
-      case session_state::closed:
-        return client_error::closed;
-      default:
-        return closing ? std::error_code(client_error::closed) : std::error_code{};
-    }
-  }
-
-  // --- connection lifecycle ---------------------------------------------------------------------------------
-
-  void reset_connection() {
-    out_next.clear();
-    out_writing.clear();
-    writing = false;
-    reader.reset();
-    auth_sent.clear();
-    ping_sent.clear();
-    host.reset();
-    attempt_deadline = never;
-    sasl.reset();
-  }
-
-  void begin_attempt(time_point now) {
-    reset_connection();
-    const std::size_t h = preferred_host ? *std::exchange(preferred_host, std::nullopt) : picker.next();
-    pending_connect = h;
-    host = h;
-    ph = phase::connecting;
-    reconnect_at = never;
-    attempt_deadline = now + connect_timeout();
-  }
-
-  // After a failed attempt or a broken connection: the next host at once, or after a jittered pause once every
-  // host failed in a row.
-  void schedule_reconnect(time_point now) {
-    if (failed_attempts > 0 && failed_attempts % picker.host_count() == 0) {
-      reset_connection();
-      ph = phase::paced;
-      reconnect_at = now + picker.jitter();
-    } else {
-      begin_attempt(now);
-    }
-  }
-
-  void fail_sent(std::error_code ec) {
-    auto& sent = pending.sent();
-    while (!sent.empty()) {
-      const sent_request& s = sent.front();
-      const bool report = s.from == origin::user && !s.abandoned;
-      const request_id id = s.id;
-      const op_code op = s.op;
-      sent.pop_front();
-      if (report) complete(id, op, ec);
-    }
-    while (!auth_sent.empty()) {
+  switch (header.xid) {
+    case special_xid::notification:
+      on_notification(now, payload);
+      return ph == phase::established;
+    case special_xid::ping:
+      if (ping_sent.empty()) {
+        protocol_violation(now, client_error::protocol_violation);  // a ping reply nobody asked for
+        return false;
+      }
+      last_answered = ping_sent.front();
+      ping_sent.pop_front();
+      return true;
+    case special_xid::auth: {
+      if (auth_sent.empty()) {
+        protocol_violation(now, client_error::protocol_violation);  // an auth reply nobody asked for
+        return false;
+      }
       const request_id id = auth_sent.front();
       auth_sent.pop_front();
-      if (id != 0) complete(id, op_code::auth, ec);
-    }
-  }
-
-  void fail_queued(std::error_code ec) {
-    auto& queued = pending.queued();
-    while (!queued.empty()) {
-      const request_id id = queued.front().id;
-      const op_code op = queued.front().op;
-      queued.pop_front();
-      complete(id, op, ec);
-    }
-    for (auto& c : credentials) {
-      if (c.pending != 0) complete(std::exchange(c.pending, 0), op_code::auth, ec);
-    }
-  }
-
-  // The current attempt or connection is over. `we_close`: the engine decided it (timeout, protocol violation),
-  // so the driver must close the socket.
-  void connection_lost(time_point now, std::error_code reason, bool we_close) {
-    if (we_close) close_request = true;
-    if (closing) {
-      session_ended(session_state::closed, client_error::closed, keeper_state::closed);
-      return;
-    }
-    // A connection that broke during SASL never carried requests: one more failed attempt, like a handshake.
-    const bool was_established = ready();
-    fail_sent(client_error::connection_loss);
-    reset_connection();
-    if (was_established) {
-      failed_attempts = 0;
-      drop_reason = reason;
-      set_state(session_state::suspended, reason);
-    } else {
-      ++failed_attempts;
-    }
-    schedule_reconnect(now);
-  }
-
-  void session_ended(session_state to, std::error_code ec, keeper_state ks) {
-    if (connection_open()) close_request = true;
-    pending_connect.reset();
-    fail_sent(ec);
-    fail_queued(ec);
-    reset_connection();
-    ph = phase::terminal;
-    closing = false;
-    close_deadline = never;
-    reconnect_at = never;
-    fan_out.clear();
-    watches.take_all(fan_out);
-    for (const watcher_id w : fan_out) {
-      deliveries.push_back() = delivery(watch_delivery{w, watcher_event{event_type::none, ks, {}}, ec, true});
-    }
-    set_state(to, ec);
-  }
-
-  void protocol_violation(time_point now, std::error_code ec) {
-    if (!ec) ec = client_error::protocol_violation;
-    connection_lost(now, ec, true);
-  }
-
-  // --- writing ----------------------------------------------------------------------------------------------
-
-  void send_auth(time_point now, const auth_packet& packet, request_id id) {
-    if (!encode_request_frame(out_next, special_xid::auth, op_code::auth, packet, cfg.max_request_size)) {
-      auth_sent.push_back() = id;
-      last_send = now;
-    } else if (id != 0) {
-      complete(id, op_code::auth, client_error::request_too_large);
-    }
-  }
-
-  // Queues a request the engine sends on its own. Returns the encoder's error (nothing is queued then): the
-  // caller owns the consequence, since no user request stands behind the frame.
-  template <class Body>
-  [[nodiscard]] std::error_code send_internal(time_point now, op_code op, const Body& body, origin from) {
-    const std::int32_t xid = next_xid;
-    if (auto ec = encode_request_frame(out_next, xid, op, body, cfg.max_request_size)) return ec;
-    take_xid();
-    pending.push_sent(xid, op, 0, from, now);
-    last_send = now;
-    return {};
-  }
-
-  // A SetWatches batch that cannot be encoded (a path near the size limit, which fit its getData but not the
-  // larger SetWatches frame) cannot re-arm its watches: they end here, each watcher told why, instead of
-  // silently never firing again.
-  template <class Batch>
-  void set_watches_failed(const Batch& batch, std::error_code ec) {
-    const auto end_watches = [&](const std::vector<std::string>& paths) {
-      for (const auto& server_path : paths) {
-        const std::string path = cfg.chroot.empty() ? server_path : proto::strip_chroot(cfg.chroot, server_path);
-        removals.clear();
-        watches.remove(path, watcher_type::any, removals);
-        for (const auto& removal : removals) {
-          deliveries.push_back() = delivery(
-              watch_delivery{removal.first, watcher_event{event_type::none, keeper_state::sync_connected, path}, ec});
-        }
+      if (header.err == static_cast<std::int32_t>(server_error::auth_failed)) {
+        if (id != 0) complete(id, op_code::auth, server_error::auth_failed, reply{header, no_body{}});
+        credentials.clear();
+        session_ended(session_state::auth_failed, server_error::auth_failed, keeper_state::auth_failed);
+        return false;
       }
-    };
-    end_watches(batch.data_watches);
-    end_watches(batch.exist_watches);
-    end_watches(batch.child_watches);
-    if constexpr (std::is_same_v<Batch, set_watches2>) {
-      end_watches(batch.persistent_watches);
-      end_watches(batch.persistent_recursive_watches);
+      if (id != 0) complete(id, op_code::auth, error_from_wire(header.err), reply{header, no_body{}});
+      return true;
     }
+    default:
+      break;
   }
-
-  void write_queued(time_point now, queued_request& q) {
-    const std::int32_t xid = take_xid();
-    const std::size_t start = out_next.size();
-    out_next += q.frame;
-    patch_xid(out_next, start, xid);
-    pending.push_sent(xid, q.op, q.id, origin::user, now, q.deadline, &q.watch);
-    last_send = now;
+  if (sasl.awaits(header.xid)) {
+    return on_sasl_reply(now, header, payload);
   }
-
-  void send_ping(time_point now) {
-    release_burst_memory();
-    if (encode_request_frame(out_next, special_xid::ping, op_code::ping, no_body{})) return;
-    ping_sent.push_back() = now;
-    last_send = now;
+  auto& sent = pending.sent();
+  if (sent.empty() || sent.front().xid != header.xid) {
+    protocol_violation(now, client_error::protocol_violation);  // xid mismatch or a reply to nothing
+    return false;
   }
-
-  // Nothing was sent for a ping interval: give back what a burst made grow (a thousand lock waiters started at once
-  // leave the request rings and output buffers sized for all their requests). Only here, so a busy session, which
-  // never pings, never pays for it, and an idle one shrinks at most once per ping interval to a steady size.
-  void release_burst_memory() {
-    constexpr std::size_t keep_slots = 64;
-    constexpr std::size_t keep_slot_bytes = std::size_t{4} * 1024;
-    constexpr std::size_t keep_output_bytes = std::size_t{64} * 1024;
-    pending.release_idle(keep_slots, keep_slot_bytes);
-    deliveries.release_idle(keep_slots, [](delivery&) {});  // taken deliveries are moved from: nothing to shrink
-    if (out_next.empty() && out_next.capacity() > keep_output_bytes) std::string().swap(out_next);
-    if (!writing && out_writing.capacity() > keep_output_bytes) std::string().swap(out_writing);
+  const sent_request& head = sent.front();
+  reply rep;
+  if (auto ec = decode_reply(payload, head.op, rep)) {
+    protocol_violation(now, ec);
+    return false;
   }
-
-  // --- reading ----------------------------------------------------------------------------------------------
-
-  void on_connect_response(time_point now, std::string_view payload) {
-    connect_response resp;
-    if (auto ec = decode_connect_response(payload, resp)) {
-      protocol_violation(now, ec);
-      return;
-    }
-    if (is_session_expired(sent_connect, resp)) {
-      session_ended(session_state::expired, client_error::session_expired, keeper_state::expired);
-      return;
-    }
-    session_id = resp.session_id;
-    passwd = resp.passwd;
-    if (!resp.read_only) resumable = true;
-    timeout = milliseconds{resp.timeout};
-    ph = phase::established;
-    failed_attempts = 0;
-    attempt_deadline = never;
-    last_recv = now;
-    last_write = now;  // the server just renewed the session
-    last_answered = connect_sent;
-    connected_read_only = resp.read_only;
-    if (cfg.sasl) {
-      start_sasl(now);
-    } else {
-      connection_ready(now);
-    }
+  if (header.zxid > 0) last_zxid = header.zxid;
+  last_answered = head.send_time;
+  const request_id id = head.id;
+  const op_code op = head.op;
+  const origin from = head.from;
+  const bool abandoned = head.abandoned;
+  std::swap(intent_scratch, sent.front().watch);
+  sent.pop_front();
+  if (from == origin::close_session) {
+    session_ended(session_state::closed, client_error::closed, keeper_state::closed);
+    return false;
   }
-
-  // The connection may carry requests now: announce it, then auth, then the watches, then whatever waited
-  // (docs/protocol.md#after-the-handshake).
-  void connection_ready(time_point now) {
-    set_state(connected_read_only ? session_state::connected_read_only : session_state::connected, {});
-    for (auto& c : credentials) send_auth(now, c.packet, std::exchange(c.pending, 0));
-    if (!watches.empty()) {
-      for (const auto& batch : watches.set_watches_batches(cfg.chroot, last_zxid, cfg.set_watches_batch_bytes)) {
-        if (const auto* sw = std::get_if<set_watches>(&batch)) {
-          if (auto ec = send_internal(now, op_code::set_watches, *sw, origin::set_watches)) {
-            set_watches_failed(*sw, ec);
-          }
-        } else if (const auto* sw2 = std::get_if<set_watches2>(&batch)) {
-          if (auto ec = send_internal(now, op_code::set_watches2, *sw2, origin::set_watches)) {
-            set_watches_failed(*sw2, ec);
-          }
-        }
-      }
-    }
-    auto& queued = pending.queued();
-    while (!queued.empty()) {
-      write_queued(now, queued.front());
-      queued.pop_front();
-    }
-  }
-
-  // --- SASL (docs/protocol.md#sasl) -------------------------------------------------------------------------
-
-  void start_sasl(time_point now) {
-    sasl.start(*cfg.sasl);
-    send_sasl(now, {});  // DIGEST-MD5 has no initial response: the first token is empty (length 0, not null)
-  }
-
-  void send_sasl(time_point now, std::string token) {
-    const std::int32_t xid = next_xid;
-    if (auto ec = encode_request_frame(out_next, xid, op_code::sasl, get_sasl_request{std::move(token)},
-                                       cfg.max_request_size)) {
-      sasl_rejected(ec);
-      return;
-    }
-    take_xid();
-    sasl.sent(xid);
-    last_send = now;
-  }
-
-  void sasl_rejected(std::error_code ec) {
-    auth_error = ec;
-    credentials.clear();
-    session_ended(session_state::auth_failed, ec, keeper_state::auth_failed);
-  }
-
-  // A reply to our sasl request (it bypasses the FIFO). Returns false when the connection is gone.
-  bool on_sasl_reply(time_point now, const reply_header& header, std::string_view payload) {
-    if (header.err != 0) {
-      // AUTHFAILED, then the server closes the connection. SESSIONCLOSEDREQUIRESASLAUTH is the same verdict.
-      sasl_rejected(client_error::sasl_failed);
-      return false;
-    }
-    reply rep;
-    if (auto ec = decode_reply(payload, op_code::sasl, rep)) {
-      protocol_violation(now, ec);
-      return false;
-    }
-    const auto* body = std::get_if<set_sasl_response>(&rep.body);
-    const std::string_view token = body != nullptr && body->token ? std::string_view(*body->token) : "";
-    std::optional<std::string> response;
-    if (auto ec = sasl.answer(token, response)) {
-      sasl_rejected(ec);
-      return false;
-    }
-    if (response) {
-      send_sasl(now, std::move(*response));
-      return ph == phase::established;
-    }
-    if (closing) return true;
-    connection_ready(now);
-    return true;
-  }
-
-  void on_notification(time_point now, std::string_view payload) {
-    watcher_event event;
-    if (auto ec = decode_notification(payload, event)) {
-      protocol_violation(now, ec);
-      return;
-    }
-    if (!cfg.chroot.empty()) event.path = proto::strip_chroot(cfg.chroot, event.path);
-    fan_out.clear();
-    watches.route(event.type, event.path, fan_out);
-    for (const watcher_id w : fan_out) {
-      deliveries.push_back() = delivery(watch_delivery{w, event, {}, !watches.registered(w)});
-    }
-  }
-
-  // Applies a user request's reply to the watch tables, delivering the removal events of a removeWatches; returns
-  // whether the request's watcher was registered.
-  bool apply_watch(const watch_intent& intent, std::int32_t err) {
-    removals.clear();
-    const bool registered = apply_reply(watches, intent, err, removals);
-    for (const auto& [w, type] : removals) {
-      deliveries.push_back() = delivery(watch_delivery{
-          w, watcher_event{type, keeper_state::sync_connected, intent.path}, {}, !watches.registered(w)});
-    }
-    return registered;
-  }
-
-  // Removes from the server the watch an abandoned request registered (watch_rules.hpp); its NOWATCHER, if the
-  // watch fired meanwhile, is consumed like every internal reply. On a new connection nothing is left to do:
-  // SetWatches re-arms only local registrations.
-  void drop_abandoned_watch(time_point now, const watch_intent& intent, std::int32_t err) {
-    const auto type = abandoned_watch_removal(watches, pending, intent, err);
-    if (!type) return;
-    const remove_watches_request removal{proto::prepend_chroot(cfg.chroot, intent.path), *type};
-    // The path was part of a request that encoded within max_request_size; only a limit set within the 3 bytes
-    // by which removeWatches is larger than getData can refuse it, and then the watch stays as if abandoned before
-    // this cleanup existed: until it fires, or the connection ends.
-    (void)send_internal(now, op_code::remove_watches, removal, origin::watch_cleanup);
-  }
-
-  // Returns false when the connection is gone and the remaining frames must not be looked at.
-  bool on_frame(time_point now, std::string_view payload) {
-    if (ph == phase::handshaking) {
-      on_connect_response(now, payload);
-      return ph == phase::established;
-    }
-    reply_header header;
-    if (auto ec = decode_reply_header(payload, header)) {
-      protocol_violation(now, ec);
-      return false;
-    }
-    switch (header.xid) {
-      case special_xid::notification:
-        on_notification(now, payload);
-        return ph == phase::established;
-      case special_xid::ping:
-        if (ping_sent.empty()) {
-          protocol_violation(now, client_error::protocol_violation);  // a ping reply nobody asked for
-          return false;
-        }
-        last_answered = ping_sent.front();
-        ping_sent.pop_front();
-        return true;
-      case special_xid::auth: {
-        if (auth_sent.empty()) {
-          protocol_violation(now, client_error::protocol_violation);  // an auth reply nobody asked for
-          return false;
-        }
-        const request_id id = auth_sent.front();
-        auth_sent.pop_front();
-        if (header.err == static_cast<std::int32_t>(server_error::auth_failed)) {
-          if (id != 0) complete(id, op_code::auth, server_error::auth_failed, reply{header, no_body{}});
-          credentials.clear();
-          session_ended(session_state::auth_failed, server_error::auth_failed, keeper_state::auth_failed);
-          return false;
-        }
-        if (id != 0) complete(id, op_code::auth, error_from_wire(header.err), reply{header, no_body{}});
-        return true;
-      }
-      default:
-        break;
-    }
-    if (sasl.awaits(header.xid)) {
-      return on_sasl_reply(now, header, payload);
-    }
-    auto& sent = pending.sent();
-    if (sent.empty() || sent.front().xid != header.xid) {
-      protocol_violation(now, client_error::protocol_violation);  // xid mismatch or a reply to nothing
-      return false;
-    }
-    const sent_request& head = sent.front();
-    reply rep;
-    if (auto ec = decode_reply(payload, head.op, rep)) {
-      protocol_violation(now, ec);
-      return false;
-    }
-    if (header.zxid > 0) last_zxid = header.zxid;
-    last_answered = head.send_time;
-    const request_id id = head.id;
-    const op_code op = head.op;
-    const origin from = head.from;
-    const bool abandoned = head.abandoned;
-    std::swap(intent_scratch, sent.front().watch);
-    sent.pop_front();
-    if (from == origin::close_session) {
-      session_ended(session_state::closed, client_error::closed, keeper_state::closed);
-      return false;
-    }
-    if (from == origin::user && abandoned) drop_abandoned_watch(now, intent_scratch, header.err);
-    if (from != origin::user || abandoned) return true;
-    const bool registered = apply_watch(intent_scratch, header.err);
-    if (header.err == 0) session_detail::strip_chroot(cfg.chroot, rep.body);
-    const std::error_code ec = error_from_wire(header.err);
-    deliveries.push_back() = delivery(completion{id, op, ec, std::move(rep), registered});
-    return true;
-  }
-};
+  if (from == origin::user && abandoned) drop_abandoned_watch(now, intent_scratch, header.err);
+  if (from != origin::user || abandoned) return true;
+  const bool registered = apply_watch(intent_scratch, header.err);
+  if (header.err == 0) session_detail::strip_chroot(cfg.chroot, rep.body);
+  const std::error_code ec = error_from_wire(header.err);
+  deliveries.push_back() = delivery(completion{id, op, ec, std::move(rep), registered});
+  return true;
+}
 
 // --- public interface -----------------------------------------------------------------------------------------
 
