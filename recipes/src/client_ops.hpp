@@ -32,9 +32,6 @@ using link_ptr = std::shared_ptr<client_link>;
 // observer that marks it gone when the client is closed (or destroyed). Any thread (the registry has a mutex).
 link_ptr shared_link(client& c);
 
-// `directory`'s child `name` ("/name" under the root), allocated at its exact size: a waiter keeps such paths.
-std::string child_path(std::string_view directory, std::string_view name);
-
 // Until the client is connected: an empty error, or why it never will be (the session ended, client gone).
 asio::awaitable<std::error_code> wait_connected(link_ptr link);
 

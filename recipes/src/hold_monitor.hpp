@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "client_ops.hpp"
+#include "zkwire/proto/path.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::recipes::detail {
@@ -27,7 +28,7 @@ struct owned_node {
   std::int64_t session = 0;  // its ephemeralOwner
 
   // The child name: the path's last component (not stored twice: a waiter keeps one of these).
-  [[nodiscard]] std::string_view name() const noexcept { return std::string_view(path).substr(path.rfind('/') + 1); }
+  [[nodiscard]] std::string_view name() const noexcept { return proto::node_name(path); }
 };
 
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).

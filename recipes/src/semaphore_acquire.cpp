@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "semaphore_impl.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
 namespace {
@@ -27,12 +28,12 @@ class semaphore_task {
       : self_(std::move(self)),
         a_(std::move(a)),
         link_(self_->link()),
-        leases_dir_(child_path(self_->path(), "leases")) {
+        leases_dir_(proto::child_path(self_->path(), "leases")) {
     lock_options mutex_options;
     mutex_options.data = self_->options().data;
     mutex_options.acl = self_->options().acl;
     mutex_options.safety_margin = self_->options().safety_margin;
-    mutex_.emplace(*link_->target, child_path(self_->path(), "locks"), std::move(mutex_options));
+    mutex_.emplace(*link_->target, proto::child_path(self_->path(), "locks"), std::move(mutex_options));
     new_guid();
   }
 
@@ -153,7 +154,7 @@ class semaphore_task {
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->options().acl;
     auto create = a_->limits.bounded(c, [&](auto token) {
-      return c->async_create(child_path(leases_dir_, prefix_), self_->options().data, options, token);
+      return c->async_create(proto::child_path(leases_dir_, prefix_), self_->options().data, options, token);
     });
     auto [ec, created] = co_await std::move(create);
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no limit:

@@ -21,6 +21,17 @@ namespace zkwire::proto {
 // e.g. "empty component at index 3".
 std::error_code validate_path(std::string_view path, bool sequential = false, std::string* reason = nullptr);
 
+// The parent of an absolute path: "/a/b" -> "/a", "/a" -> "/", and for a sequential create's prefix "/a/b/" ->
+// "/a/b". Empty for the root and for text without a '/', so a walk up the tree ends there. A view into `path`.
+std::string_view parent_of(std::string_view path) noexcept;
+
+// The last component of a path, the node's name: "/a/b" -> "b"; empty for the root. A view into `path`.
+std::string_view node_name(std::string_view path) noexcept;
+
+// The path of `directory`'s child `name`: "/a" and "b" -> "/a/b", "/" and "b" -> "/b" (a directory's trailing '/'
+// is not doubled). Allocated at its exact size: recipes keep such paths for as long as they wait.
+std::string child_path(std::string_view directory, std::string_view name);
+
 // The chroot is a validated absolute path without a trailing '/' ("/app/root"); "" or "/" means no chroot.
 // Paths given to the functions below are client paths (validated) or server paths.
 
