@@ -101,11 +101,6 @@ const std::error_category& server_category() noexcept;        // name "zookeeper
 const std::error_category& client_error_category() noexcept;  // name "zkwire", client_error
 const std::error_category& condition_category() noexcept;     // name "zkwire.condition", condition
 
-// The old name of client_error_category(), which the Asio layer's category also had.
-[[deprecated("renamed client_error_category()")]] inline const std::error_category& client_category() noexcept {
-  return client_error_category();
-}
-
 inline std::error_code make_error_code(server_error e) noexcept { return {static_cast<int>(e), server_category()}; }
 inline std::error_code make_error_code(client_error e) noexcept {
   return {static_cast<int>(e), client_error_category()};
