@@ -54,7 +54,7 @@ class semaphore_task {
   }
 
  private:
-  void new_guid() { prefix_ = "_c_" + make_guid(naming::curator) + "-lease-"; }
+  void new_guid() { prefix_ = lease_prefix(make_guid(naming::curator)); }
 
   asio::awaitable<std::error_code> acquire_all() {
     while (static_cast<std::int32_t>(taken_.size()) < a_->count) {
