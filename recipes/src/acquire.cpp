@@ -194,16 +194,13 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         auto listing = bounded([&](auto token) { return c->async_get_children(self_->directory(), std::move(token)); });
         auto [ec, listed] = co_await std::move(listing);
         if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
-        if (is_connection_loss(ec)) {
-          auto connected = wait_connected(self_->link());
-          if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+        if (ec) {
+          auto failure = after_failed_listing(self_->link(), ec);
+          const auto [end, node_gone] = co_await std::move(failure);
+          if (end) co_return end;
+          if (node_gone) forget_node();
           continue;
         }
-        if (ec == server_error::no_node) {  // the directory (and so our node) is gone
-          forget_node();
-          continue;
-        }
-        if (ec) co_return ec;
         children = std::move(listed.children);
         listed_zxid = listed.zxid;
       }

@@ -57,6 +57,15 @@ asio::awaitable<std::error_code> wait_connected(link_ptr link) {
   }
 }
 
+asio::awaitable<listing_failure> after_failed_listing(link_ptr link, std::error_code ec) {
+  if (is_connection_loss(ec)) {
+    auto connected = wait_connected(std::move(link));
+    co_return listing_failure{co_await std::move(connected), false};
+  }
+  if (ec == server_error::no_node) co_return listing_failure{{}, true};
+  co_return listing_failure{ec, false};
+}
+
 asio::awaitable<void> delete_until_gone(link_ptr link, std::string path) {
   for (;;) {
     client* c = link->get();

@@ -35,6 +35,14 @@ link_ptr shared_link(client& c);
 // Until the client is connected: an empty error, or why it never will be (the session ended, client gone).
 asio::awaitable<std::error_code> wait_connected(link_ptr link);
 
+// What a failed listing of a lock directory (or of a semaphore's leases) means for the acquire that listed it.
+struct listing_failure {
+  std::error_code end;     // ends the acquire: any error but a connection loss or NONODE, or no reconnect
+  bool node_gone = false;  // NONODE: the directory is gone, and our node in it; create it again
+};
+// Waits for the reconnect after a connection loss (then list again); `ec` is the listing's error, not empty.
+asio::awaitable<listing_failure> after_failed_listing(link_ptr link, std::error_code ec);
+
 // Deletes `path`, retrying across reconnects, until it succeeded, the node is gone, or the session ended (which
 // deletes an ephemeral node too).
 asio::awaitable<void> delete_until_gone(link_ptr link, std::string path);

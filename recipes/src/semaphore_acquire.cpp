@@ -94,16 +94,13 @@ class semaphore_task {
       auto listing = list_leases();
       auto [ec, listed] = co_await std::move(listing);
       if (a_->limits.out_of_time(ec, link_->get())) co_return make_error_code(lock_errc::timeout);
-      if (is_connection_loss(ec)) {
-        auto connected = wait_connected(link_);
-        if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+      if (ec) {
+        auto failure = after_failed_listing(link_, ec);
+        const auto [end, node_gone] = co_await std::move(failure);
+        if (end) co_return end;
+        if (node_gone) forget_node();
         continue;
       }
-      if (ec == server_error::no_node) {  // the directory (and so our node) is gone
-        forget_node();
-        continue;
-      }
-      if (ec) co_return ec;
       const auto& children = listed.children;
       if (std::find(children.begin(), children.end(), node_->name()) == children.end()) {
         forget_node();  // deleted by someone else, or our session ended: start over
