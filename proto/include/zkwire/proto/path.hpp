@@ -1,5 +1,5 @@
 #pragma once
-// ZooKeeper's path rules (PathUtils) and chroot mapping (docs/protocol.md#paths, docs/protocol.md#chroot). Pure
+// ZooKeeper's path rules, a path's parts and chroot mapping (docs/protocol.md#paths, docs/protocol.md#chroot). Pure
 // functions, no shared state.
 
 #include <string>
@@ -39,9 +39,9 @@ std::string child_path(std::string_view directory, std::string_view name);
 std::string prepend_chroot(std::string_view chroot, std::string_view client_path);
 
 // The client path for a server path (create results, watch events): the chroot itself becomes "/", a path under
-// it loses the prefix. A path outside the chroot is returned unchanged: since 3.8.1 (ZOOKEEPER-4565) events for
-// paths under /zookeeper/ (e.g. /zookeeper/config) arrive without the chroot and must pass through; a prefix that
-// only matches part of a component ("/app" vs "/apple") is not under the chroot.
+// it loses the prefix. A path outside the chroot is returned unchanged: servers since 3.8.1 send events for paths
+// under /zookeeper/ (e.g. /zookeeper/config) without the chroot, and they must pass through (docs/protocol.md#chroot);
+// a prefix that only matches part of a component ("/app" vs "/apple") is not under the chroot.
 std::string strip_chroot(std::string_view chroot, std::string_view server_path);
 
 }  // namespace zkwire::proto
