@@ -13,7 +13,6 @@
 #include <variant>
 
 #include "acl_lists.hpp"
-#include "zkwire/client/ensemble_config.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/client/tls_options.hpp"
 
@@ -22,12 +21,6 @@ namespace {
 
 // Bytes asked of the engine per read: large enough for a burst of replies, small next to max_frame_size.
 constexpr std::size_t read_chunk = std::size_t{64} * 1024;
-
-std::string hex_session(std::int64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<std::uint64_t>(id));
-  return buf;
-}
 
 proto::session_config make_config(const client_options& options, const connect_string& servers) {
   proto::session_config config;
@@ -54,6 +47,12 @@ std::uint64_t rebalance_seed(std::uint64_t seed) {
 }
 
 }  // namespace
+
+std::string hex_session(std::int64_t id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<std::uint64_t>(id));
+  return buf;
+}
 
 client_impl::client_impl(asio::any_io_executor executor, client_options options, connect_string servers)
     : executor_(std::move(executor)),
@@ -356,102 +355,6 @@ void client_impl::on_read_write_server(std::size_t index) {
       [&] { return "read-write server found: " + to_string(servers_.hosts.at(index)) + "; moving the session there"; });
   engine_.switch_host(now(), index, client_errc::read_write_server_found);
   pump();
-}
-
-// --- following the ensemble's configuration -------------------------------------------------------------------
-
-namespace {
-
-// The completion of follow_config's read: back to the client, if it still exists.
-class config_read_op final : public pending_op {
- public:
-  explicit config_read_op(std::weak_ptr<client_impl> owner, std::function<void(proto::completion&&)> done)
-      : owner_(std::move(owner)), done_(std::move(done)) {}
-  void complete(proto::completion&& c) override {
-    if (auto owner = owner_.lock()) done_(std::move(c));
-  }
-  void fail(std::error_code /*ec*/, bool /*post*/) override {}  // only at shutdown: nothing to follow any more
-
- private:
-  std::weak_ptr<client_impl> owner_;
-  std::function<void(proto::completion&&)> done_;
-};
-
-}  // namespace
-
-void client_impl::read_config() {
-  config_reading_ = true;
-  const std::weak_ptr<client_impl> weak = weak_from_this();
-  // `this` is safe in `done`: config_read_op calls it only while the client exists.
-  auto op = std::make_unique<config_read_op>(weak, [this](proto::completion&& c) { on_config(std::move(c)); });
-  watch_registration watch{[weak](const watch_event& event) {
-                             if (auto self = weak.lock()) self->on_config_event(event);
-                           },
-                           nullptr};
-  start_request(proto::op_code::get_data, proto::get_data_request{std::string(client::config_path), true},
-                std::move(watch), std::move(op), std::nullopt, true);
-}
-
-void client_impl::on_config(proto::completion&& c) {
-  config_reading_ = false;
-  config_watched_ = c.watch_registered;
-  get_result result;
-  if (const auto ec = convert(std::move(c), result)) {
-    log(log_level::warning, [&] { return "reading the ensemble configuration failed: " + ec.message(); });
-    return;
-  }
-  apply_config(result.data);
-}
-
-void client_impl::on_config_event(const watch_event& event) {
-  config_watched_ = false;
-  if (event.error || life_ != lifecycle::running) return;  // the session ended: the next one reads it again
-  const auto state = engine_.state();
-  if (!config_reading_ && (state == session_state::connected || state == session_state::connected_read_only)) {
-    read_config();
-  }
-}
-
-std::optional<host_port> client_impl::current_host_port() const {
-  const auto index = engine_.current_host();
-  if (!index || *index >= servers_.hosts.size()) return std::nullopt;
-  return servers_.hosts[*index];
-}
-
-void client_impl::apply_config(const std::string& text) {
-  ensemble_config config;
-  std::string reason;
-  if (parse_ensemble_config(text, config, &reason)) {
-    log(log_level::warning, [&] { return "ignoring the ensemble configuration: " + reason; });
-    return;
-  }
-  std::vector<host_port> hosts = config.client_hosts();
-  if (hosts.empty()) {
-    log(log_level::warning, [] { return std::string("ignoring an ensemble configuration without client addresses"); });
-    return;
-  }
-  if (hosts == servers_.hosts) return;
-  const auto current = current_host_port();
-  const rebalance_choice choice = choose_host_after_reconfig(servers_.hosts, hosts, current, rebalance_rng_);
-  servers_.hosts = std::move(hosts);
-  log(log_level::info, [&] {
-    std::string line = "ensemble configuration";
-    if (config.version) line += " version " + hex_session(*config.version);
-    line += ": hosts ";
-    for (std::size_t i = 0; i < servers_.hosts.size(); ++i) {
-      if (i > 0) line += ',';
-      line += to_string(servers_.hosts[i]);
-    }
-    if (choice.move_to) line += "; moving to " + to_string(servers_.hosts[*choice.move_to]);
-    return line;
-  });
-  engine_.update_hosts(servers_.hosts.size(), choice.current);
-  if (choice.move_to) {
-    engine_.switch_host(now(), *choice.move_to, client_errc::ensemble_changed);
-  } else if (probe_ && probe_->running() && choice.current) {
-    probe_->start(servers_.hosts, *choice.current);
-  }
-  schedule_pump();
 }
 
 void client_impl::arm_timer() {

@@ -24,6 +24,9 @@
 
 namespace zkwire::detail {
 
+// A session id or config version as ZooKeeper logs them: 0x and lower-case hex.
+std::string hex_session(std::int64_t id);
+
 // NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): final and owned by shared_ptr<client_impl> only
 class client_impl final : public std::enable_shared_from_this<client_impl>, private transport_events {
  public:

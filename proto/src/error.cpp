@@ -13,7 +13,8 @@ struct server_error_info {
   const char* message;
 };
 
-// One row per KeeperException.Code; messages say what happened, then what the caller can do.
+// One row per server error code (docs/protocol.md#error-codes); messages say what happened, then what the caller can
+// do.
 constexpr server_error_info server_errors[] = {
     {0, "OK", "ok"},
     {-1, "SYSTEMERROR", "system error on the server (SYSTEMERROR)"},

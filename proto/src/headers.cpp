@@ -1,39 +1,32 @@
 #include "zkwire/proto/headers.hpp"
 
+#include "record_fields.hpp"
+
 namespace zkwire::proto {
+namespace detail {
 
-void encode(jute::writer& w, const request_header& h) {
-  w.write_int(h.xid);
-  w.write_int(static_cast<std::int32_t>(h.type));
-}
+// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
+template <>
+inline constexpr auto record_fields<request_header> = std::tuple{&request_header::xid, &request_header::type};
+template <>
+inline constexpr auto record_fields<reply_header> =
+    std::tuple{&reply_header::xid, &reply_header::zxid, &reply_header::err};
+template <>
+inline constexpr auto record_fields<multi_header> =
+    std::tuple{&multi_header::type, &multi_header::done, &multi_header::err};
 
-void decode(jute::reader& r, request_header& h) {
-  h.xid = r.read_int();
-  h.type = static_cast<op_code>(r.read_int());
-}
+}  // namespace detail
 
-void encode(jute::writer& w, const reply_header& h) {
-  w.write_int(h.xid);
-  w.write_long(h.zxid);
-  w.write_int(h.err);
-}
+void encode(jute::writer& w, const request_header& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, reply_header& h) {
-  h.xid = r.read_int();
-  h.zxid = r.read_long();
-  h.err = r.read_int();
-}
+void decode(jute::reader& r, request_header& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const multi_header& h) {
-  w.write_int(static_cast<std::int32_t>(h.type));
-  w.write_bool(h.done);
-  w.write_int(h.err);
-}
+void encode(jute::writer& w, const reply_header& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, multi_header& h) {
-  h.type = static_cast<op_code>(r.read_int());
-  h.done = r.read_bool();
-  h.err = r.read_int();
-}
+void decode(jute::reader& r, reply_header& v) { detail::decode_fields(r, v); }
+
+void encode(jute::writer& w, const multi_header& v) { detail::encode_fields(w, v); }
+
+void decode(jute::reader& r, multi_header& v) { detail::decode_fields(r, v); }
 
 }  // namespace zkwire::proto

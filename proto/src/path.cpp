@@ -126,6 +126,26 @@ std::error_code validate_path(std::string_view path, bool sequential, std::strin
   return {};
 }
 
+std::string_view parent_of(std::string_view path) noexcept {
+  if (path.size() <= 1) return {};
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+std::string_view node_name(std::string_view path) noexcept {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string child_path(std::string_view directory, std::string_view name) {
+  if (!directory.empty() && directory.back() == '/') directory.remove_suffix(1);
+  std::string path;
+  path.reserve(directory.size() + 1 + name.size());
+  path.append(directory).append(1, '/').append(name);
+  return path;
+}
+
 std::string prepend_chroot(std::string_view chroot, std::string_view client_path) {
   if (chroot.empty() || chroot == "/") return std::string(client_path);
   if (client_path == "/") return std::string(chroot);

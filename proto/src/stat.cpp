@@ -1,33 +1,20 @@
 #include "zkwire/proto/stat.hpp"
 
+#include "record_fields.hpp"
+
 namespace zkwire::proto {
+namespace detail {
 
-void encode(jute::writer& w, const stat& s) {
-  w.write_long(s.czxid);
-  w.write_long(s.mzxid);
-  w.write_long(s.ctime);
-  w.write_long(s.mtime);
-  w.write_int(s.version);
-  w.write_int(s.cversion);
-  w.write_int(s.aversion);
-  w.write_long(s.ephemeral_owner);
-  w.write_int(s.data_length);
-  w.write_int(s.num_children);
-  w.write_long(s.pzxid);
-}
+// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
+template <>
+inline constexpr auto record_fields<stat> = std::tuple{
+    &stat::czxid,    &stat::mzxid,           &stat::ctime,       &stat::mtime,        &stat::version, &stat::cversion,
+    &stat::aversion, &stat::ephemeral_owner, &stat::data_length, &stat::num_children, &stat::pzxid};
 
-void decode(jute::reader& r, stat& s) {
-  s.czxid = r.read_long();
-  s.mzxid = r.read_long();
-  s.ctime = r.read_long();
-  s.mtime = r.read_long();
-  s.version = r.read_int();
-  s.cversion = r.read_int();
-  s.aversion = r.read_int();
-  s.ephemeral_owner = r.read_long();
-  s.data_length = r.read_int();
-  s.num_children = r.read_int();
-  s.pzxid = r.read_long();
-}
+}  // namespace detail
+
+void encode(jute::writer& w, const stat& v) { detail::encode_fields(w, v); }
+
+void decode(jute::reader& r, stat& v) { detail::decode_fields(r, v); }
 
 }  // namespace zkwire::proto

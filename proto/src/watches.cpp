@@ -1,8 +1,33 @@
 #include "zkwire/proto/watches.hpp"
 
+#include "record_fields.hpp"
+
 #include "zkwire/proto/responses.hpp"
 
 namespace zkwire::proto {
+namespace detail {
+
+// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
+template <>
+inline constexpr auto record_fields<watcher_event> =
+    std::tuple{&watcher_event::type, &watcher_event::state, &watcher_event::path};
+template <>
+inline constexpr auto record_fields<set_watches> = std::tuple{&set_watches::relative_zxid, &set_watches::data_watches,
+                                                              &set_watches::exist_watches, &set_watches::child_watches};
+template <>
+inline constexpr auto record_fields<set_watches2> = std::tuple{
+    &set_watches2::relative_zxid, &set_watches2::data_watches,       &set_watches2::exist_watches,
+    &set_watches2::child_watches, &set_watches2::persistent_watches, &set_watches2::persistent_recursive_watches};
+template <>
+inline constexpr auto record_fields<check_watches_request> =
+    std::tuple{&check_watches_request::path, &check_watches_request::type};
+template <>
+inline constexpr auto record_fields<remove_watches_request> =
+    std::tuple{&remove_watches_request::path, &remove_watches_request::type};
+template <>
+inline constexpr auto record_fields<add_watch_request> = std::tuple{&add_watch_request::path, &add_watch_request::mode};
+
+}  // namespace detail
 
 std::string_view event_type_name(event_type type) noexcept {
   switch (type) {
@@ -50,78 +75,28 @@ std::string_view keeper_state_name(keeper_state state) noexcept {
   return "Unknown";
 }
 
-void encode(jute::writer& w, const watcher_event& v) {
-  w.write_int(static_cast<std::int32_t>(v.type));
-  w.write_int(static_cast<std::int32_t>(v.state));
-  w.write_ustring(v.path);
-}
+void encode(jute::writer& w, const watcher_event& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, watcher_event& v) {
-  v.type = static_cast<event_type>(r.read_int());
-  v.state = static_cast<keeper_state>(r.read_int());
-  v.path = r.read_ustring();
-}
+void decode(jute::reader& r, watcher_event& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const set_watches& v) {
-  w.write_long(v.relative_zxid);
-  write_string_list(w, v.data_watches);
-  write_string_list(w, v.exist_watches);
-  write_string_list(w, v.child_watches);
-}
+void encode(jute::writer& w, const set_watches& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, set_watches& v) {
-  v.relative_zxid = r.read_long();
-  v.data_watches = r.read_ustring_vector();
-  v.exist_watches = r.read_ustring_vector();
-  v.child_watches = r.read_ustring_vector();
-}
+void decode(jute::reader& r, set_watches& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const set_watches2& v) {
-  w.write_long(v.relative_zxid);
-  write_string_list(w, v.data_watches);
-  write_string_list(w, v.exist_watches);
-  write_string_list(w, v.child_watches);
-  write_string_list(w, v.persistent_watches);
-  write_string_list(w, v.persistent_recursive_watches);
-}
+void encode(jute::writer& w, const set_watches2& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, set_watches2& v) {
-  v.relative_zxid = r.read_long();
-  v.data_watches = r.read_ustring_vector();
-  v.exist_watches = r.read_ustring_vector();
-  v.child_watches = r.read_ustring_vector();
-  v.persistent_watches = r.read_ustring_vector();
-  v.persistent_recursive_watches = r.read_ustring_vector();
-}
+void decode(jute::reader& r, set_watches2& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const check_watches_request& v) {
-  w.write_ustring(v.path);
-  w.write_int(static_cast<std::int32_t>(v.type));
-}
+void encode(jute::writer& w, const check_watches_request& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, check_watches_request& v) {
-  v.path = r.read_ustring();
-  v.type = static_cast<watcher_type>(r.read_int());
-}
+void decode(jute::reader& r, check_watches_request& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const remove_watches_request& v) {
-  w.write_ustring(v.path);
-  w.write_int(static_cast<std::int32_t>(v.type));
-}
+void encode(jute::writer& w, const remove_watches_request& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, remove_watches_request& v) {
-  v.path = r.read_ustring();
-  v.type = static_cast<watcher_type>(r.read_int());
-}
+void decode(jute::reader& r, remove_watches_request& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const add_watch_request& v) {
-  w.write_ustring(v.path);
-  w.write_int(static_cast<std::int32_t>(v.mode));
-}
+void encode(jute::writer& w, const add_watch_request& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, add_watch_request& v) {
-  v.path = r.read_ustring();
-  v.mode = static_cast<add_watch_mode>(r.read_int());
-}
+void decode(jute::reader& r, add_watch_request& v) { detail::decode_fields(r, v); }
 
 }  // namespace zkwire::proto

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lock_impl.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
 namespace {
@@ -88,14 +89,14 @@ asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, st
     c = link->get();
     if (c == nullptr) co_return recovery{make_error_code(client_error::closed), std::nullopt, false};
     const std::int64_t session = c->session_id();
-    auto lookup = c->async_exists(child_path(directory, name), tuple_awaitable);
+    auto lookup = c->async_exists(proto::child_path(directory, name), tuple_awaitable);
     auto [exists_ec, st] = co_await std::move(lookup);
     if (is_connection_loss(exists_ec)) continue;
     if (exists_ec) co_return recovery{exists_ec, std::nullopt, false};
     if (!st) co_return recovery{};
     // Adopt only a node of the session we run now (a dying earlier session's node may still be listed).
     if (st->ephemeral_owner != session) co_return recovery{{}, std::nullopt, true};
-    co_return recovery{{}, owned_node{child_path(directory, name), st->czxid, session}, false};
+    co_return recovery{{}, owned_node{proto::child_path(directory, name), st->czxid, session}, false};
   }
 }
 
@@ -193,16 +194,13 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         auto listing = bounded([&](auto token) { return c->async_get_children(self_->directory(), std::move(token)); });
         auto [ec, listed] = co_await std::move(listing);
         if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
-        if (is_connection_loss(ec)) {
-          auto connected = wait_connected(self_->link());
-          if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+        if (ec) {
+          auto failure = after_failed_listing(self_->link(), ec);
+          const auto [end, node_gone] = co_await std::move(failure);
+          if (end) co_return end;
+          if (node_gone) forget_node();
           continue;
         }
-        if (ec == server_error::no_node) {  // the directory (and so our node) is gone
-          forget_node();
-          continue;
-        }
-        if (ec) co_return ec;
         children = std::move(listed.children);
         listed_zxid = listed.zxid;
       }
@@ -251,14 +249,15 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     create_and_list_result r;
     const bool listing = !self_->expects_quiet();
     if (listing) {
-      auto pipelined = create_and_list(self_->link(), child_path(self_->directory(), prefix_), self_->data(), options,
-                                       self_->directory(), remaining());
+      auto pipelined = create_and_list(self_->link(), proto::child_path(self_->directory(), prefix_), self_->data(),
+                                       options, self_->directory(), remaining());
       r = co_await std::move(pipelined);
     } else if (client* c = live_client(); c == nullptr) {
       r.create_error = make_error_code(client_error::closed);
     } else {
       auto create = bounded([&](auto token) {
-        return c->async_create(child_path(self_->directory(), prefix_), self_->data(), options, std::move(token));
+        return c->async_create(proto::child_path(self_->directory(), prefix_), self_->data(), options,
+                               std::move(token));
       });
       std::tie(r.create_error, r.created) = co_await std::move(create);
     }
@@ -307,7 +306,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
       if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
-    watched_ = child_path(self_->directory(), blocker);
+    watched_ = proto::child_path(self_->directory(), blocker);
     watch_fired_ = false;
     blocker_deleted_ = false;
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine

@@ -9,26 +9,14 @@
 #include <utility>
 
 #include "wake_event.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
 namespace {
 
 constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
 
-std::string parent_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == 0 || slash == std::string::npos ? std::string("/") : path.substr(0, slash);
-}
-
 }  // namespace
-
-std::string child_path(std::string_view directory, std::string_view name) {
-  if (directory == "/") directory = {};
-  std::string path;
-  path.reserve(directory.size() + 1 + name.size());
-  path.append(directory).append(1, '/').append(name);
-  return path;
-}
 
 link_ptr shared_link(client& c) {
   // One link and one observer per client, not per recipe object (a waiting lock is one of possibly thousands).
@@ -67,6 +55,15 @@ asio::awaitable<std::error_code> wait_connected(link_ptr link) {
     if (ec == client_errc::connect_timeout) continue;
     co_return ec;
   }
+}
+
+asio::awaitable<listing_failure> after_failed_listing(link_ptr link, std::error_code ec) {
+  if (is_connection_loss(ec)) {
+    auto connected = wait_connected(std::move(link));
+    co_return listing_failure{co_await std::move(connected), false};
+  }
+  if (ec == server_error::no_node) co_return listing_failure{{}, true};
+  co_return listing_failure{ec, false};
 }
 
 asio::awaitable<void> delete_until_gone(link_ptr link, std::string path) {
@@ -112,7 +109,7 @@ asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string dir
     if (!ec || ec == server_error::node_exists) {
       pending.pop_back();
     } else if (ec == server_error::no_node) {
-      pending.push_back(parent_of(pending.back()));
+      pending.emplace_back(proto::parent_of(pending.back()));
     } else if (is_connection_loss(ec)) {
       auto connected = wait_connected(link);
       if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;

@@ -32,11 +32,16 @@ using link_ptr = std::shared_ptr<client_link>;
 // observer that marks it gone when the client is closed (or destroyed). Any thread (the registry has a mutex).
 link_ptr shared_link(client& c);
 
-// `directory`'s child `name` ("/name" under the root), allocated at its exact size: a waiter keeps such paths.
-std::string child_path(std::string_view directory, std::string_view name);
-
 // Until the client is connected: an empty error, or why it never will be (the session ended, client gone).
 asio::awaitable<std::error_code> wait_connected(link_ptr link);
+
+// What a failed listing of a lock directory (or of a semaphore's leases) means for the acquire that listed it.
+struct listing_failure {
+  std::error_code end;     // ends the acquire: any error but a connection loss or NONODE, or no reconnect
+  bool node_gone = false;  // NONODE: the directory is gone, and our node in it; create it again
+};
+// Waits for the reconnect after a connection loss (then list again); `ec` is the listing's error, not empty.
+asio::awaitable<listing_failure> after_failed_listing(link_ptr link, std::error_code ec);
 
 // Deletes `path`, retrying across reconnects, until it succeeded, the node is gone, or the session ended (which
 // deletes an ephemeral node too).

@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "wake_event.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes {
 namespace detail {
@@ -39,7 +40,7 @@ asio::awaitable<void> list_contenders(client& c, std::string directory, completi
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     auto& entry = b->list[i];
     entry.node = sorted[i].name;
-    entry.path = directory == "/" ? "/" + entry.node : directory + "/" + entry.node;
+    entry.path = proto::child_path(directory, entry.node);
     entry.kind = sorted[i].kind;
     entry.family = sorted[i].family;
     entry.sequence = sorted[i].sequence;

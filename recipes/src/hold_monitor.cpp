@@ -19,6 +19,18 @@ void hold_monitor::observe_session() {
   });
 }
 
+std::error_code acquire_refusal(lock_state state, bool acquiring) noexcept {
+  switch (state) {
+    case lock_state::held:
+    case lock_state::uncertain:
+      return lock_errc::already_held;
+    case lock_state::lost:
+      return lock_errc::lock_lost;
+    default:
+      return acquiring ? std::error_code(lock_errc::acquire_in_progress) : std::error_code{};
+  }
+}
+
 void change_state(lock_state& state, const lock_listener* listener, lock_state to, std::error_code reason) {
   const auto from = state;
   if (from == to) return;

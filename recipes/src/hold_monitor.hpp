@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "client_ops.hpp"
+#include "zkwire/proto/path.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::recipes::detail {
@@ -27,12 +28,17 @@ struct owned_node {
   std::int64_t session = 0;  // its ephemeralOwner
 
   // The child name: the path's last component (not stored twice: a waiter keeps one of these).
-  [[nodiscard]] std::string_view name() const noexcept { return std::string_view(path).substr(path.rfind('/') + 1); }
+  [[nodiscard]] std::string_view name() const noexcept { return proto::node_name(path); }
 };
 
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
 // `listener` may be null.
 void change_state(lock_state& state, const lock_listener* listener, lock_state to, std::error_code reason);
+
+// Why a new acquire is refused in `state`: held or uncertain (already_held), lost until released (lock_lost), or
+// while another acquire is in progress (acquire_in_progress); empty when it may start. The lock, the semaphore and
+// the multi-lock check their own conditions after these (a reentrant lock counts a hold again instead).
+std::error_code acquire_refusal(lock_state state, bool acquiring) noexcept;
 
 class hold_monitor {
  public:
@@ -69,6 +75,26 @@ class hold_monitor {
 
   // Moves to `to` and tells the listener (which may replace itself).
   void set_state(lock_state to, std::error_code reason);
+  // Gives up the acquire attempt `a` with `ec`: its caller is answered once (and `metrics` count the end), its
+  // task is told to stop (abandoned, its deadline cancelled, woken, then `stop` for whatever else it waits on), and
+  // if it is the `current` attempt the object is released again.
+  template <class Attempt, class Metrics, class Stop>
+  void give_up_attempt(std::shared_ptr<Attempt>& current, const std::shared_ptr<Attempt>& a, Metrics& metrics,
+                       std::error_code ec, Stop&& stop) {
+    if (a->done) {
+      metrics.acquire_ended(ec);
+      auto done = std::move(a->done);
+      complete(std::move(done), ec);
+    }
+    a->abandoned = true;
+    if (a->deadline) a->deadline->cancel();
+    a->wake.set();
+    stop();
+    if (current == a) {
+      current.reset();
+      set_state(lock_state::released, ec);
+    }
+  }
   void on_session(const state_event& e);
   // Right after a grant: the session may have changed state since the listing that granted us (the task resumes
   // in a posted handler, and on_session ignored the change while acquiring). Catch up, or we would report `held`

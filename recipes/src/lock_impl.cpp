@@ -52,33 +52,28 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
 
 std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
-  std::error_code refuse;
-  if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    if (reentrant_) {
-      ++holds_;
-    } else {
-      refuse = lock_errc::already_held;
-    }
-  } else if (state_ == lock_state::lost) {
-    refuse = lock_errc::lock_lost;
-  } else if (current_) {
-    refuse = lock_errc::acquire_in_progress;
-  } else if (auto sibling = sibling_.lock(); sibling && kind_ == lock_kind::write && sibling->busy()) {
-    refuse = lock_errc::upgrade_not_allowed;
-  } else if (link_->get() == nullptr) {
-    refuse = client_error::closed;
-  } else {
-    auto a = make_attempt(shared_from_this());
-    a->id = id;
-    a->done = std::move(done);
-    current_ = a;
-    start_deadline(shared_from_this(), a, clock(), executor(), timeout);
-    metrics_.acquire_started();
-    set_state(lock_state::acquiring, {});
-    spawn_acquire(a);
+  if (reentrant_ && (state_ == lock_state::held || state_ == lock_state::uncertain)) {
+    ++holds_;  // one more hold of the node we have
+    complete(std::move(done), {});
     return id;
   }
-  complete(std::move(done), refuse);
+  std::error_code refuse = acquire_refusal(state_, current_ != nullptr);
+  if (auto sibling = sibling_.lock(); !refuse && sibling && kind_ == lock_kind::write && sibling->busy()) {
+    refuse = lock_errc::upgrade_not_allowed;
+  }
+  if (!refuse && link_->get() == nullptr) refuse = client_error::closed;
+  if (refuse) {
+    complete(std::move(done), refuse);
+    return id;
+  }
+  auto a = make_attempt(shared_from_this());
+  a->id = id;
+  a->done = std::move(done);
+  current_ = a;
+  start_deadline(shared_from_this(), a, clock(), executor(), timeout);
+  metrics_.acquire_started();
+  set_state(lock_state::acquiring, {});
+  spawn_acquire(a);
   return id;
 }
 
@@ -87,18 +82,7 @@ void lock_impl::cancel_acquire(std::uint64_t id) {
 }
 
 void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
-  if (a->done) {
-    metrics_.acquire_ended(ec);
-    auto done = std::move(a->done);
-    complete(std::move(done), ec);
-  }
-  a->abandoned = true;
-  if (a->deadline) a->deadline->cancel();
-  a->wake.set();
-  if (current_ == a) {
-    current_.reset();
-    set_state(lock_state::released, ec);
-  }
+  give_up_attempt(current_, a, metrics_, ec, [] {});
 }
 
 bool lock_impl::grant(const std::shared_ptr<attempt>& a, const owned_node& node, std::int64_t alone_zxid) {

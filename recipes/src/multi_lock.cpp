@@ -49,27 +49,20 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
 
   std::uint64_t start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done) {
     const std::uint64_t id = next_id_++;
-    std::error_code refuse;
-    if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-      refuse = lock_errc::already_held;
-    } else if (state_ == lock_state::lost) {
-      refuse = lock_errc::lock_lost;
-    } else if (current_) {
-      refuse = lock_errc::acquire_in_progress;
-    } else if (members_.empty()) {
-      refuse = client_error::invalid_argument;
-    } else {
-      auto a = std::make_shared<multi_attempt>();
-      a->id = id;
-      a->done = std::move(done);
-      a->timeout = timeout;
-      a->deadline = clock_->now() + timeout;
-      current_ = a;
-      set_state(lock_state::acquiring, {});
-      asio::co_spawn(executor_, acquire_task(shared_from_this(), a), asio::detached);
+    std::error_code refuse = acquire_refusal(state_, current_ != nullptr);
+    if (!refuse && members_.empty()) refuse = client_error::invalid_argument;
+    if (refuse) {
+      complete(std::move(done), refuse);
       return id;
     }
-    complete(std::move(done), refuse);
+    auto a = std::make_shared<multi_attempt>();
+    a->id = id;
+    a->done = std::move(done);
+    a->timeout = timeout;
+    a->deadline = clock_->now() + timeout;
+    current_ = a;
+    set_state(lock_state::acquiring, {});
+    asio::co_spawn(executor_, acquire_task(shared_from_this(), a), asio::detached);
     return id;
   }
 

@@ -147,8 +147,10 @@ std::string_view node_family_name(node_family family) noexcept {
 std::optional<std::int32_t> parse_sequence(std::string_view text) noexcept {
   const bool negative = text.starts_with('-');
   const auto digits = negative ? text.substr(1) : text;
-  // ZooKeeper prints "%010d": ten digits, or for a wrapped (negative) counter '-' and nine or ten digits.
-  const bool size_ok = negative ? (digits.size() == 9 || digits.size() == 10) : digits.size() == 10;
+  // "%010d" pads to a width of 10 that includes the sign (node_name.hpp): a negative value only needs all 10
+  // digits, with no padding zero, from -1000000000 down.
+  const bool size_ok =
+      negative ? digits.size() == 9 || (digits.size() == 10 && digits.front() != '0') : digits.size() == 10;
   if (!size_ok || !all_digits(digits)) return std::nullopt;
   std::int64_t value = 0;
   for (const char c : digits) value = value * 10 + (c - '0');
@@ -212,19 +214,32 @@ std::string make_guid(naming format) {
          hex.substr(20);
 }
 
+namespace {
+
+// Curator's protected names: "_c_", the guid, then the recipe's own part.
+std::string protected_name(std::string_view guid, std::string_view marker) {
+  std::string name;
+  name.reserve(3 + guid.size() + marker.size());
+  name.append("_c_").append(guid).append(marker);
+  return name;
+}
+
+}  // namespace
+
 std::string node_prefix(naming format, lock_kind kind, std::string_view guid) {
-  std::string g(guid);
-  if (format == naming::kazoo) return g + (kind == lock_kind::read ? "__rlock__" : "__lock__");
+  if (format == naming::kazoo) return std::string(guid) + (kind == lock_kind::read ? "__rlock__" : "__lock__");
   switch (kind) {
     case lock_kind::read:
-      return "_c_" + g + "-__READ__";
+      return protected_name(guid, "-__READ__");
     case lock_kind::write:
-      return "_c_" + g + "-__WRIT__";
+      return protected_name(guid, "-__WRIT__");
     case lock_kind::exclusive:
       break;
   }
-  return "_c_" + g + "-lock-";
+  return protected_name(guid, "-lock-");
 }
+
+std::string lease_prefix(std::string_view guid) { return protected_name(guid, "-lease-"); }
 
 bool has_prefix_and_sequence(std::string_view name, std::string_view prefix) noexcept {
   return name.starts_with(prefix) && parse_sequence(name.substr(prefix.size())).has_value();

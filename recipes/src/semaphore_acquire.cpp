@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "semaphore_impl.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
 namespace {
@@ -27,12 +28,12 @@ class semaphore_task {
       : self_(std::move(self)),
         a_(std::move(a)),
         link_(self_->link()),
-        leases_dir_(child_path(self_->path(), "leases")) {
+        leases_dir_(proto::child_path(self_->path(), "leases")) {
     lock_options mutex_options;
     mutex_options.data = self_->options().data;
     mutex_options.acl = self_->options().acl;
     mutex_options.safety_margin = self_->options().safety_margin;
-    mutex_.emplace(*link_->target, child_path(self_->path(), "locks"), std::move(mutex_options));
+    mutex_.emplace(*link_->target, proto::child_path(self_->path(), "locks"), std::move(mutex_options));
     new_guid();
   }
 
@@ -53,7 +54,7 @@ class semaphore_task {
   }
 
  private:
-  void new_guid() { prefix_ = "_c_" + make_guid(naming::curator) + "-lease-"; }
+  void new_guid() { prefix_ = lease_prefix(make_guid(naming::curator)); }
 
   asio::awaitable<std::error_code> acquire_all() {
     while (static_cast<std::int32_t>(taken_.size()) < a_->count) {
@@ -93,16 +94,13 @@ class semaphore_task {
       auto listing = list_leases();
       auto [ec, listed] = co_await std::move(listing);
       if (a_->limits.out_of_time(ec, link_->get())) co_return make_error_code(lock_errc::timeout);
-      if (is_connection_loss(ec)) {
-        auto connected = wait_connected(link_);
-        if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
+      if (ec) {
+        auto failure = after_failed_listing(link_, ec);
+        const auto [end, node_gone] = co_await std::move(failure);
+        if (end) co_return end;
+        if (node_gone) forget_node();
         continue;
       }
-      if (ec == server_error::no_node) {  // the directory (and so our node) is gone
-        forget_node();
-        continue;
-      }
-      if (ec) co_return ec;
       const auto& children = listed.children;
       if (std::find(children.begin(), children.end(), node_->name()) == children.end()) {
         forget_node();  // deleted by someone else, or our session ended: start over
@@ -153,7 +151,7 @@ class semaphore_task {
     options.mode = create_mode::ephemeral_sequential;
     options.acl = self_->options().acl;
     auto create = a_->limits.bounded(c, [&](auto token) {
-      return c->async_create(child_path(leases_dir_, prefix_), self_->options().data, options, token);
+      return c->async_create(proto::child_path(leases_dir_, prefix_), self_->options().data, options, token);
     });
     auto [ec, created] = co_await std::move(create);
     // Out of time with the create's outcome unknown: the caller gets its answer now, and the search below (no limit:

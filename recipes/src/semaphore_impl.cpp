@@ -20,30 +20,22 @@ semaphore_impl::semaphore_impl(client& c, std::string path, std::int32_t max_lea
 std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::milliseconds timeout,
                                             completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
-  std::error_code refuse;
-  if (state_ == lock_state::held || state_ == lock_state::uncertain) {
-    refuse = lock_errc::already_held;
-  } else if (state_ == lock_state::lost) {
-    refuse = lock_errc::lock_lost;
-  } else if (current_) {
-    refuse = lock_errc::acquire_in_progress;
-  } else if (count < 1 || count > max_leases_) {
-    refuse = client_error::invalid_argument;
-  } else if (link_->get() == nullptr) {
-    refuse = client_error::closed;
-  } else {
-    auto a = std::make_shared<lease_attempt>(executor());
-    a->id = id;
-    a->count = count;
-    a->done = std::move(done);
-    current_ = a;
-    start_deadline(shared_from_this(), a, clock(), executor(), timeout);
-    metrics_.acquire_started();
-    set_state(lock_state::acquiring, {});
-    spawn_semaphore_acquire(shared_from_this(), a);
+  std::error_code refuse = acquire_refusal(state_, current_ != nullptr);
+  if (!refuse && (count < 1 || count > max_leases_)) refuse = client_error::invalid_argument;
+  if (!refuse && link_->get() == nullptr) refuse = client_error::closed;
+  if (refuse) {
+    complete(std::move(done), refuse);
     return id;
   }
-  complete(std::move(done), refuse);
+  auto a = std::make_shared<lease_attempt>(executor());
+  a->id = id;
+  a->count = count;
+  a->done = std::move(done);
+  current_ = a;
+  start_deadline(shared_from_this(), a, clock(), executor(), timeout);
+  metrics_.acquire_started();
+  set_state(lock_state::acquiring, {});
+  spawn_semaphore_acquire(shared_from_this(), a);
   return id;
 }
 
@@ -52,19 +44,7 @@ void semaphore_impl::cancel_acquire(std::uint64_t id) {
 }
 
 void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
-  if (a->done) {
-    metrics_.acquire_ended(ec);
-    auto done = std::move(a->done);
-    complete(std::move(done), ec);
-  }
-  a->abandoned = true;
-  if (a->deadline) a->deadline->cancel();
-  a->wake.set();
-  a->stop_mutex.emit(asio::cancellation_type::terminal);
-  if (current_ == a) {
-    current_.reset();
-    set_state(lock_state::released, ec);
-  }
+  give_up_attempt(current_, a, metrics_, ec, [&a] { a->stop_mutex.emit(asio::cancellation_type::terminal); });
 }
 
 bool semaphore_impl::grant(const std::shared_ptr<lease_attempt>& a, const std::vector<owned_node>& leases) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "zkwire/proto/proto.hpp"
 
@@ -140,6 +142,37 @@ TEST(chroot, strip) {
 TEST(chroot, round_trip) {
   for (const char* path : {"/", "/a", "/a/b/c"}) {
     EXPECT_EQ(strip_chroot("/app", prepend_chroot("/app", path)), path);
+  }
+}
+
+TEST(path_parts, parent_of) {
+  EXPECT_EQ(parent_of("/a/b"), "/a");
+  EXPECT_EQ(parent_of("/a"), "/");
+  EXPECT_EQ(parent_of("/a/b/"), "/a/b");  // a sequential create's prefix
+  // No parent: a walk up the tree ends at the root, and at text that is no path instead of looping on it.
+  EXPECT_EQ(parent_of("/"), "");
+  EXPECT_EQ(parent_of(""), "");
+  EXPECT_EQ(parent_of("abc"), "");
+  std::size_t steps = 0;
+  for (std::string_view p = "/a/b/c"; !p.empty(); p = parent_of(p)) ++steps;
+  EXPECT_EQ(steps, 4U);
+}
+
+TEST(path_parts, node_name) {
+  EXPECT_EQ(node_name("/a/b"), "b");
+  EXPECT_EQ(node_name("/a"), "a");
+  EXPECT_EQ(node_name("/"), "");
+  EXPECT_EQ(node_name("/locks/_c_0f-lock-0000000001"), "_c_0f-lock-0000000001");
+}
+
+TEST(path_parts, child_path) {
+  EXPECT_EQ(child_path("/a", "b"), "/a/b");
+  EXPECT_EQ(child_path("/", "b"), "/b");
+  EXPECT_EQ(child_path("/a/", "b"), "/a/b");
+  const std::string p = child_path("/locks", "lock-");
+  EXPECT_EQ(p.capacity(), std::max(p.size(), std::string().capacity()));  // exact size: waiters keep these
+  for (const std::string_view path : {"/a", "/a/b", "/x/y/z"}) {
+    EXPECT_EQ(child_path(parent_of(path), node_name(path)), path);
   }
 }
 

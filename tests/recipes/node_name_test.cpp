@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -104,6 +108,16 @@ TEST(node_name, ParseSequence) {
   EXPECT_FALSE(parse_sequence("000000001"));
   EXPECT_FALSE(parse_sequence("+000000001"));
   EXPECT_FALSE(parse_sequence("-"));
+  // Exactly what the server's "%010d" prints (the sign counts in the width), which C's printf prints alike.
+  for (const std::int32_t v : {0, 1, 999999999, 1000000000, 2147483647, -1, -999999999, -1000000000, -2147483647,
+                               std::numeric_limits<std::int32_t>::min()}) {
+    std::array<char, 16> printed{};
+    ASSERT_GT(std::snprintf(printed.data(), printed.size(), "%010d", v), 0);
+    EXPECT_EQ(parse_sequence(printed.data()), v) << printed.data();
+  }
+  EXPECT_FALSE(parse_sequence("-0000000001"));  // never printed: the padding would make 11 characters
+  EXPECT_FALSE(parse_sequence("-00000001"));
+  EXPECT_FALSE(parse_sequence("-2147483649"));
 }
 
 TEST(node_name, SequenceOrderWrapsAround) {
@@ -174,6 +188,7 @@ TEST(node_name, MakesCuratorAndKazooNames) {
   EXPECT_EQ(node_prefix(naming::kazoo, lock_kind::exclusive, hex), hex + "__lock__");
   EXPECT_EQ(node_prefix(naming::kazoo, lock_kind::read, hex), hex + "__rlock__");
   EXPECT_EQ(node_prefix(naming::kazoo, lock_kind::write, hex), hex + "__lock__");
+  EXPECT_EQ(lease_prefix(uuid), "_c_" + uuid + "-lease-");
 }
 
 TEST(node_name, OurOwnNamesParseBackWithTheirGuid) {

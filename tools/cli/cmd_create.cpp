@@ -10,6 +10,7 @@
 #include "session.hpp"
 #include "util.hpp"
 #include "zkwire/proto/error.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::cli {
 namespace {
@@ -58,8 +59,8 @@ create_options options_from(const create_arguments& a) {
 // Creates every missing ancestor of `path` (not `path` itself) as a persistent node, top down. A node that already
 // exists, or appears meanwhile, is fine.
 void create_parents(session& s, const std::string& path) {
-  const std::string parent = parent_of(path);
-  if (parent == "/") return;
+  const std::string parent(proto::parent_of(path));
+  if (parent.size() <= 1) return;  // under the root, or the root itself
   for (std::size_t slash = parent.find('/', 1);; slash = parent.find('/', slash + 1)) {
     const std::string ancestor = slash == std::string::npos ? parent : parent.substr(0, slash);
     try {

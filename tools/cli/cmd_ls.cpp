@@ -11,6 +11,7 @@
 #include "session.hpp"
 #include "util.hpp"
 #include "zkwire/proto/error.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::cli {
 namespace {
@@ -35,7 +36,7 @@ void print_subtree(const command_context& context, session& s, const std::string
     throw;
   }
   for (const auto& name : children) {
-    const std::string child = child_path(path, name);
+    const std::string child = proto::child_path(path, name);
     print_path(context, child);
     print_subtree(context, s, child);
   }
@@ -58,7 +59,7 @@ int run_ls(const command_context& context) {
     const auto children = sorted_children(s, path);
     print_path(context, path);
     for (const auto& name : children) {
-      const std::string child = child_path(path, name);
+      const std::string child = proto::child_path(path, name);
       print_path(context, child);
       print_subtree(context, s, child);
     }
@@ -66,7 +67,7 @@ int run_ls(const command_context& context) {
   }
   for (const auto& name : sorted_children(s, path)) {
     if (context.global.json) {
-      print_line(json_text({{"name", name}, {"path", child_path(path, name)}}));
+      print_line(json_text({{"name", name}, {"path", proto::child_path(path, name)}}));
     } else {
       print_line(name);
     }

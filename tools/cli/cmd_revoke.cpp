@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "util.hpp"
+#include "zkwire/proto/path.hpp"
 #include "zkwire/recipes/node_name.hpp"
 #include "zkwire/recipes/revoke.hpp"
 
@@ -19,7 +20,7 @@ int run_revoke_command(const command_context& context) {
   check_path(node);
   // The request overwrites the node's data: refuse anything that is not a lock node, so a typo cannot clobber a
   // configuration node.
-  const std::string name = node.substr(node.rfind('/') + 1);
+  const std::string name(proto::node_name(node));
   if (!recipes::parse_node_name(name).is_contender()) {
     throw usage_error("'" + node + "' is not a lock node (see zkwire locks)");
   }

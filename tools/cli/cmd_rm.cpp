@@ -10,6 +10,7 @@
 #include "session.hpp"
 #include "util.hpp"
 #include "zkwire/proto/error.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::cli {
 namespace {
@@ -28,7 +29,7 @@ void remove_tree(session& s, const std::string& path, std::int32_t version, bool
       if (e.code() == proto::server_error::no_node && !top) return;
       throw;
     }
-    for (const auto& name : children) remove_tree(s, child_path(path, name), any_version, false);
+    for (const auto& name : children) remove_tree(s, proto::child_path(path, name), any_version, false);
     try {
       s.write(path, [&] { s.client().remove(path, version); });
       return;

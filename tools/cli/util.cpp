@@ -17,19 +17,6 @@ void check_path(const std::string& path, bool sequential) {
   }
 }
 
-std::string parent_of(std::string_view path) {
-  const std::size_t slash = path.rfind('/');
-  if (slash == 0 || slash == std::string_view::npos) return "/";
-  return std::string(path.substr(0, slash));
-}
-
-std::string child_path(std::string_view parent, std::string_view name) {
-  std::string path(parent);
-  if (path.empty() || path.back() != '/') path += '/';
-  path += name;
-  return path;
-}
-
 std::string data_argument(const std::string& argument) {
   if (argument != "-") return argument;
   std::string data;

@@ -13,12 +13,6 @@ namespace zkwire::cli {
 // create, e.g. "/a/" or "/a/lock-").
 void check_path(const std::string& path, bool sequential = false);
 
-// The parent of a valid path ("/a/b" -> "/a", "/a" -> "/"); for a sequential prefix "/a/b/" it is "/a/b".
-std::string parent_of(std::string_view path);
-
-// `parent` + "/" + `name`, without doubling the root's slash.
-std::string child_path(std::string_view parent, std::string_view name);
-
 // DATA, or all of stdin for "-".
 std::string data_argument(const std::string& argument);
 

@@ -1,5 +1,7 @@
 #include "pending_table.hpp"
 
+#include <utility>
+
 namespace zkwire::proto::session_detail {
 
 std::optional<op_code> pending_table::cancel(request_id id) noexcept {
@@ -18,6 +20,25 @@ std::optional<op_code> pending_table::cancel(request_id id) noexcept {
     }
   }
   return std::nullopt;
+}
+
+void pending_table::push_sent(std::int32_t xid, op_code op, request_id id, origin from, time_point send_time,
+                              time_point deadline, watch_intent* watch) {
+  sent_request& s = sent_.push_back();
+  s.xid = xid;
+  s.op = op;
+  s.id = id;
+  s.from = from;
+  s.abandoned = false;
+  s.send_time = send_time;
+  s.deadline = deadline;
+  if (watch != nullptr) {
+    std::swap(s.watch, *watch);
+  } else {
+    s.watch.watcher = 0;  // the path keeps its buffer for the next user request in this slot
+    s.watch.registers.reset();
+    s.watch.removes.reset();
+  }
 }
 
 std::size_t pending_table::user_pending() const noexcept {

@@ -10,32 +10,15 @@
 #include <string>
 
 #include "ring.hpp"
+#include "watch_rules.hpp"
 #include "zkwire/proto/opcodes.hpp"
 #include "zkwire/proto/session/session.hpp"
 #include "zkwire/proto/watches.hpp"
 
 namespace zkwire::proto::session_detail {
 
-// What a successful reply does to the watch registry.
-enum class watch_effect : std::uint8_t {
-  none,
-  data,        // getData watch=true
-  exists,      // exists watch=true: data watch if the node exists, exist watch on NONODE
-  child,       // getChildren(2) watch=true
-  persistent,  // addWatch PERSISTENT
-  recursive,   // addWatch PERSISTENT_RECURSIVE
-  remove,      // removeWatches: drop the registrations and deliver removal events
-};
-
 // Who consumes the reply.
 enum class origin : std::uint8_t { user, set_watches, close_session, watch_cleanup };
-
-struct watch_intent {
-  watch_effect effect = watch_effect::none;
-  watcher_id watcher = 0;
-  watcher_type remove_type = watcher_type::any;
-  std::string path;  // client path
-};
 
 struct queued_request {
   request_id id = 0;
@@ -62,6 +45,11 @@ class pending_table {
   ring<sent_request>& sent() noexcept { return sent_; }
   [[nodiscard]] const ring<queued_request>& queued() const noexcept { return queued_; }
   [[nodiscard]] const ring<sent_request>& sent() const noexcept { return sent_; }
+
+  // Appends a written request to the FIFO. `watch` is swapped with the slot's, so the caller gets back the slot's
+  // old path buffer and steady traffic reuses it; internal requests (id 0, no deadline) pass none.
+  void push_sent(std::int32_t xid, op_code op, request_id id, origin from, time_point send_time,
+                 time_point deadline = time_point::max(), watch_intent* watch = nullptr);
 
   // Removes a queued request or marks a written one abandoned, returning its opcode; nullopt if `id` is not
   // pending.

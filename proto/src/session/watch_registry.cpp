@@ -12,16 +12,6 @@ void add_unique(std::vector<watcher_id>& out, watcher_id watcher) {
   if (std::find(out.begin(), out.end(), watcher) == out.end()) out.push_back(watcher);
 }
 
-// The parent of an absolute path ("/a/b" -> "/a", "/a" -> "/"); empty for "/".
-std::string_view parent_of(std::string_view path) {
-  if (path.size() <= 1) return {};
-  const std::size_t slash = path.rfind('/');
-  // A server path without a '/' (garbage in a notification) has no parent; substr(0, npos) would return the path
-  // itself and the caller's walk up the tree would never end.
-  if (slash == std::string_view::npos) return {};
-  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
-}
-
 }  // namespace
 
 void watch_registry::add(watch_kind kind, std::string_view path, watcher_id watcher) {

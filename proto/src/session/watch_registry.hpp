@@ -1,8 +1,8 @@
 #pragma once
 // The client's watch tables: path -> watchers for one-shot data/exist/child watches and for persistent and
-// persistent-recursive ones. Paths are client paths (chroot stripped). Implements the Java client's routing of a
-// server event to watch kinds (docs/protocol.md#watches), the client-generated removal events, and the SetWatches
-// batches that re-arm everything on a new connection.
+// persistent-recursive ones. Paths are client paths (chroot stripped). Routes a server event to the watch kinds
+// it reaches as ZooKeeper's clients do (docs/protocol.md#watches), the client-generated removal events, and the
+// SetWatches batches that re-arm everything on a new connection.
 
 #include <array>
 #include <cstddef>

@@ -1,7 +1,8 @@
 #pragma once
 // A scripted driver for the session engine: a fake clock, the bytes the engine wrote, what it delivered, and
 // frame builders made with proto's own encoders. Tests say "expect these bytes written", "feed these bytes"
-// (optionally split at chosen offsets), "advance the clock", "expect these deliveries". No sockets.
+// (optionally split at chosen offsets), "advance the clock", "expect these deliveries". No sockets. When a test
+// ends, its script is replayed with a connection loss and a connect failure before every step (fault_sweep.hpp).
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fault_sweep.hpp"
 #include "zkwire/proto/connect.hpp"
 #include "zkwire/proto/frame_reader.hpp"
 #include "zkwire/proto/message.hpp"
@@ -84,8 +86,16 @@ inline std::string auth_frame(const std::string& scheme, const std::string& cred
 class harness {
  public:
   explicit harness(session_config config) : s(std::move(config)) {}
+  harness(const harness&) = delete;
+  harness& operator=(const harness&) = delete;
+  harness(harness&&) = delete;
+  harness& operator=(harness&&) = delete;
+  // The fault sweep over what the test did, unless the test failed already.
+  ~harness() {
+    if (!::testing::Test::HasFailure()) sweep_faults(s.config(), s.script());
+  }
 
-  session s;
+  recording_session s;
   time_point now = t0;
   std::vector<std::size_t> connects;  // hosts the engine asked for, in order
   int closes = 0;                     // take_close() == true count

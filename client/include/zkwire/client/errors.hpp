@@ -33,11 +33,6 @@ enum class client_errc : int {
 
 const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"
 
-// The old name of client_errc_category(), which proto's client_error category also had.
-[[deprecated("renamed client_errc_category()")]] inline const std::error_category& client_category() noexcept {
-  return client_errc_category();
-}
-
 inline std::error_code make_error_code(client_errc e) noexcept { return {static_cast<int>(e), client_errc_category()}; }
 
 // Re-exported names of the protocol layer, for callers that only include the client headers.

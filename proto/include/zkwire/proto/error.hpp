@@ -1,7 +1,7 @@
 #pragma once
 // Errors as std::error_code, in two categories (docs/design.md#errors):
 //  - "zookeeper" (server_category()): codes the server sends in ReplyHeader.err or multi results, with their wire
-//    values (KeeperException.Code, docs/protocol.md#error-codes). A value missing from server_error still converts; its
+//    values (docs/protocol.md#error-codes). A value missing from server_error still converts; its
 //    message is "unknown ZooKeeper error N".
 //  - "zkwire" (client_error_category()): client_error, what zkwire itself detects on the client side (connection
 //    loss, timeouts, malformed frames, bad arguments), whatever layer reports it.
@@ -101,11 +101,6 @@ const std::error_category& server_category() noexcept;        // name "zookeeper
 const std::error_category& client_error_category() noexcept;  // name "zkwire", client_error
 const std::error_category& condition_category() noexcept;     // name "zkwire.condition", condition
 
-// The old name of client_error_category(), which the Asio layer's category also had.
-[[deprecated("renamed client_error_category()")]] inline const std::error_category& client_category() noexcept {
-  return client_error_category();
-}
-
 inline std::error_code make_error_code(server_error e) noexcept { return {static_cast<int>(e), server_category()}; }
 inline std::error_code make_error_code(client_error e) noexcept {
   return {static_cast<int>(e), client_error_category()};
@@ -121,8 +116,8 @@ inline std::error_code error_from_wire(std::int32_t err) noexcept {
   return {static_cast<int>(err), server_category()};
 }
 
-// KeeperException.Code's name for a wire code ("NONODE", "OK" for 0), as the ZooKeeper CLI prints it in
-// parentheses; "UNKNOWN" for a value not in the table.
+// ZooKeeper's name for a wire code ("NONODE", "OK" for 0, docs/protocol.md#error-codes), as the ZooKeeper CLI prints
+// it in parentheses; "UNKNOWN" for a value not in the table.
 std::string_view server_error_name(std::int32_t err) noexcept;
 
 // Shorthands for the conditions, kept for existing callers:

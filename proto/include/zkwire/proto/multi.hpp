@@ -7,7 +7,7 @@
 // terminator, and the server answers it with just the terminator.
 //
 // Results are decoded by the result's *type*, not by the op that was sent. That matters on 3.8.0/3.8.1, where a
-// create2 inside a multi comes back as a type-1 result (path only, no Stat) (ZOOKEEPER-4026, fixed in 3.8.2);
+// create2 inside a multi comes back as a type-1 result (path only, no Stat), fixed in 3.8.2 (docs/protocol.md#multi);
 // createTTL and createContainer results come back as type 15 (path and Stat). So a create result is either a
 // create_response or a create2_response: handle both.
 //

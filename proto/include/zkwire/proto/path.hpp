@@ -1,5 +1,5 @@
 #pragma once
-// ZooKeeper's path rules (PathUtils) and chroot mapping (docs/protocol.md#paths, docs/protocol.md#chroot). Pure
+// ZooKeeper's path rules, a path's parts and chroot mapping (docs/protocol.md#paths, docs/protocol.md#chroot). Pure
 // functions, no shared state.
 
 #include <string>
@@ -21,6 +21,17 @@ namespace zkwire::proto {
 // e.g. "empty component at index 3".
 std::error_code validate_path(std::string_view path, bool sequential = false, std::string* reason = nullptr);
 
+// The parent of an absolute path: "/a/b" -> "/a", "/a" -> "/", and for a sequential create's prefix "/a/b/" ->
+// "/a/b". Empty for the root and for text without a '/', so a walk up the tree ends there. A view into `path`.
+std::string_view parent_of(std::string_view path) noexcept;
+
+// The last component of a path, the node's name: "/a/b" -> "b"; empty for the root. A view into `path`.
+std::string_view node_name(std::string_view path) noexcept;
+
+// The path of `directory`'s child `name`: "/a" and "b" -> "/a/b", "/" and "b" -> "/b" (a directory's trailing '/'
+// is not doubled). Allocated at its exact size: recipes keep such paths for as long as they wait.
+std::string child_path(std::string_view directory, std::string_view name);
+
 // The chroot is a validated absolute path without a trailing '/' ("/app/root"); "" or "/" means no chroot.
 // Paths given to the functions below are client paths (validated) or server paths.
 
@@ -28,9 +39,9 @@ std::error_code validate_path(std::string_view path, bool sequential = false, st
 std::string prepend_chroot(std::string_view chroot, std::string_view client_path);
 
 // The client path for a server path (create results, watch events): the chroot itself becomes "/", a path under
-// it loses the prefix. A path outside the chroot is returned unchanged: since 3.8.1 (ZOOKEEPER-4565) events for
-// paths under /zookeeper/ (e.g. /zookeeper/config) arrive without the chroot and must pass through; a prefix that
-// only matches part of a component ("/app" vs "/apple") is not under the chroot.
+// it loses the prefix. A path outside the chroot is returned unchanged: servers since 3.8.1 send events for paths
+// under /zookeeper/ (e.g. /zookeeper/config) without the chroot, and they must pass through (docs/protocol.md#chroot);
+// a prefix that only matches part of a component ("/app" vs "/apple") is not under the chroot.
 std::string strip_chroot(std::string_view chroot, std::string_view server_path);
 
 }  // namespace zkwire::proto

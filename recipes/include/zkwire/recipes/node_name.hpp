@@ -57,7 +57,9 @@ struct node_name {
 // Parses one child name (not a path). Never fails: unknown names come back foreign.
 node_name parse_node_name(std::string_view name);
 
-// Parses a sequence suffix: exactly 10 digits, or '-' and 10 digits, within int32 range.
+// Parses a sequence suffix exactly as the server prints the signed 32-bit counter with "%010d"
+// (docs/protocol.md#sequential-names): 10 digits, or for a wrapped (negative) counter '-' and 9 digits, or '-' and
+// 10 digits not starting with 0; nullopt for anything else.
 std::optional<std::int32_t> parse_sequence(std::string_view text) noexcept;
 
 // Lock order of two sequences: serial-number arithmetic on the signed 32-bit values, so after the counter wraps
@@ -76,6 +78,9 @@ std::string make_guid(naming format);
 //   curator: "_c_<guid>-lock-", "_c_<guid>-__READ__", "_c_<guid>-__WRIT__"
 //   kazoo:   "<guid>__lock__",  "<guid>__rlock__",    "<guid>__lock__"
 std::string node_prefix(naming format, lock_kind kind, std::string_view guid);
+
+// The name of a semaphore lease we create, as Curator's semaphore names its protected leases: "_c_<guid>-lease-".
+std::string lease_prefix(std::string_view guid);
 
 // Whether `name` is `prefix` followed by a valid sequence suffix (how we recognise our own node).
 bool has_prefix_and_sequence(std::string_view name, std::string_view prefix) noexcept;
