@@ -85,7 +85,7 @@ struct initiate_keeper_acquire {
     const lock_ptr& impl = lock_impl_of(*keeper);
     const auto id =
         start_keeper_acquire(keeper, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+    on_cancel(slot, [weak = lock_weak_ptr(impl), id] { cancel_acquire(weak, id); });
   }
 };
 

@@ -16,6 +16,7 @@
 
 #include "zkwire/client/clock.hpp"
 #include "zkwire/client/connect_string.hpp"
+#include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/core.hpp"
 #include "zkwire/client/detail/handler.hpp"
 #include "zkwire/client/options.hpp"
@@ -91,28 +92,6 @@ class request_op final : public pending_op {
   std::shared_ptr<watch_state> watch_;
 };
 
-struct request_canceller {
-  std::weak_ptr<client_impl> impl;
-  proto::request_id id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      cancel_request(impl, id);
-    }
-  }
-};
-
-struct wait_canceller {
-  std::weak_ptr<client_impl> impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      cancel_wait(impl, id);
-    }
-  }
-};
-
 // What to start once the handler is known.
 struct request_spec {
   proto::op_code op = proto::op_code::error;
@@ -154,7 +133,7 @@ struct initiate_request {
       id = start_add_auth(*impl, std::move(spec.scheme), std::move(spec.credentials), std::move(op));
     }
     // The op is owned by the client now and cannot complete before the next turn of the executor.
-    if (slot.is_connected()) slot.template emplace<request_canceller>(request_canceller{impl, id});
+    on_cancel(slot, [weak = std::weak_ptr<client_impl>(impl), id] { cancel_request(weak, id); });
   }
 };
 
@@ -168,7 +147,7 @@ struct initiate_wait {
     auto op = std::make_unique<op_type>(std::forward<Handler>(handler), executor_of(*impl), nullptr);
     auto slot = op->slot();
     const std::uint64_t id = start_wait(*impl, kind, std::move(op));
-    if (slot.is_connected()) slot.template emplace<wait_canceller>(wait_canceller{impl, id});
+    on_cancel(slot, [weak = std::weak_ptr<client_impl>(impl), id] { cancel_wait(weak, id); });
   }
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
+#include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/lock_options.hpp"
 
@@ -29,6 +30,8 @@ namespace detail {
 using zkwire::detail::complete;
 using zkwire::detail::completion_ptr;
 using zkwire::detail::make_completion;
+// The cancellation rule of every zkwire operation (client/detail/cancellation.hpp).
+using zkwire::detail::on_cancel;
 
 class lock_impl;
 class keeper_core;
@@ -69,18 +72,6 @@ void release_grant(const lock_ptr& impl, std::uint64_t grant, completion_ptr<> d
 std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
                                  completion_ptr<lock_hold> done);
 
-template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
-struct canceller {
-  lock_weak_ptr impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      Cancel(impl, id);
-    }
-  }
-};
-
 template <std::uint64_t (*Start)(const lock_ptr&, completion_ptr<>),
           void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
 struct initiate_simple {
@@ -89,7 +80,7 @@ struct initiate_simple {
   void operator()(Handler&& handler) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = Start(impl, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<Cancel>>(canceller<Cancel>{impl, id});
+    on_cancel(slot, [weak = lock_weak_ptr(impl), id] { Cancel(weak, id); });
   }
 };
 
@@ -99,7 +90,7 @@ struct initiate_acquire {
   void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = start_acquire(impl, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+    on_cancel(slot, [weak = lock_weak_ptr(impl), id] { cancel_acquire(weak, id); });
   }
 };
 
@@ -110,7 +101,7 @@ struct initiate_acquire_hold {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = start_acquire_hold(impl, timeout,
                                        make_completion<lock_hold>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+    on_cancel(slot, [weak = lock_weak_ptr(impl), id] { cancel_acquire(weak, id); });
   }
 };
 
