@@ -4,9 +4,17 @@
 // a callback, asio::use_future, asio::use_awaitable, asio::experimental::deferred, or anything else Asio accepts.
 //
 //   asio::io_context io;
-//   zkwire::client c(io.get_executor(), {.connect_string = "127.0.0.1:2181/app"});
-//   c.async_connect([&](std::error_code ec) { ... c.async_get("/config", [](std::error_code ec, zkwire::get_result r)
-//   { ... }); });
+//   zkwire::client c(io.get_executor(), zkwire::client_options(servers));  // e.g. "127.0.0.1:2181/app"
+//   c.async_connect([&](std::error_code ec) {
+//     if (ec) {
+//       c.async_close([](std::error_code) {});  // io.run() returns once the client is closed
+//       return;
+//     }
+//     c.async_get("/config", [&](std::error_code error, const zkwire::get_result& got) {
+//       if (!error) std::printf("/config: %s\n", got.data.c_str());
+//       c.async_close([](std::error_code) {});
+//     });
+//   });
 //   io.run();
 //
 // Execution and thread safety
@@ -36,13 +44,14 @@
 //   session_ended, timeout, cancelled, ... (the table is in zkwire/proto/error.hpp).
 //
 // Coroutines on GCC 12
-//   GCC 12 (Debian 12's compiler) destroys a braced temporary of a co_await expression twice when the awaited
-//   operation throws: `co_await c.async_create(p, d, create_options{...}, asio::use_awaitable)` inside `try` on a
-//   node that exists is a double free. Keep braced temporaries out of co_await expressions: the common calls need
-//   none (async_create(path, data, token), async_create(path, data, create_mode::ephemeral, token), and named
-//   options such as create_options::ephemeral_sequential(), a function's return value, which GCC destroys once);
-//   for anything else, build the options in a named variable first and pass that. Plain strings, paths built
-//   with +, and other function results are not affected.
+//   GCC 12 (Debian 12's compiler) destroys an *aggregate* temporary built with braces inside a co_await expression
+//   twice when the awaited operation throws (a double free). None of zkwire's option and value types is an
+//   aggregate (create_options, acl, acl_id, multi_op, client_options, tls_options, credential, the recipes'
+//   options), so `create_options{}`, `create_options{create_mode::ephemeral}` or `acl{perms::read, {"world",
+//   "anyone"}}` are safe there. A braced *list* inside co_await does not compile on GCC 12 ("array used as
+//   initializer"): pass ops::list(op, ...) to async_multi, async_multi_read and lock::async_guarded_multi, and
+//   acl_list(acl, ...) to async_set_acl or create_options (types.hpp). Aggregates of your own still need a named
+//   variable there.
 //
 // Lifetimes
 //   Paths, data and other arguments are copied before the initiating function returns. When the client is closed
@@ -53,7 +62,7 @@
 //
 // Deadlines
 //   client_options::request_timeout gives every request a deadline; wrap a call's token to set its own:
-//     c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
+//     auto got = co_await c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
 //   It works with every request (the node, watch and session-information operations; not with async_connect,
 //   async_new_session and async_close, which have options.connect_timeout and the read timeout, nor with
 //   async_add_auth). Measured from the call, waiting for a connection included. A request with no reply by then
@@ -304,7 +313,8 @@ class client {
   }
 
   // Replaces the ACL; `version` is compared with the node's aversion. Signature void(std::error_code, stat).
-  // Errors: NONODE, BADVERSION, NOAUTH (needs ADMIN), INVALIDACL.
+  // Errors: NONODE, BADVERSION, NOAUTH (needs ADMIN), INVALIDACL. Inside co_await, pass acl_list(acl, ...) rather
+  // than a braced list (see "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_set_acl(std::string path, std::vector<acl> acl_list, std::int32_t version, CompletionToken&& token) {
     return initiate<zkwire::stat>(
@@ -320,6 +330,7 @@ class client {
   // Applies create/remove/set/check ops (zkwire::ops) atomically. Signature
   // void(std::error_code, std::vector<op_result>): the error is the one that made the multi fail (the first op
   // error that is not RUNTIMEINCONSISTENCY), and the results say which op failed. An empty multi succeeds.
+  // Inside co_await, pass ops::list(op, ...) rather than a braced list (see "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_multi(std::vector<multi_op> ops, CompletionToken&& token) {
     return initiate<std::vector<op_result>>(token, spec(proto::op_code::multi, proto::multi_request{std::move(ops)}));

@@ -3,7 +3,7 @@
 // event can be awaited with any completion token:
 //
 //   auto [got, w] = co_await c.async_get_watch("/config", asio::use_awaitable);
-//   watch_event ev = co_await w.async_wait(asio::use_awaitable);   // NodeDataChanged, NodeDeleted, ...
+//   zkwire::watch_event ev = co_await w.async_wait(asio::use_awaitable);  // NodeDataChanged, NodeDeleted, ...
 //
 // The event arrives exactly once. async_wait completes with it as soon as it is known; waiting again after that
 // completes again with the same event. If the session ends before the event (expiry, auth failure, close, client

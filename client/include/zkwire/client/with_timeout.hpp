@@ -2,7 +2,7 @@
 // zkwire::with_timeout: a completion token with its own request deadline, for any zkwire::client request (see
 // "Deadlines" in client.hpp):
 //
-//   c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
+//   auto got = co_await c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
 
 #include <chrono>
 #include <type_traits>

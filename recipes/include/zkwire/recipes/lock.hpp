@@ -3,9 +3,9 @@
 // read/write lock, on top of zkwire::client. Every operation is an `async_*` taking a completion token (callback,
 // asio::use_future, asio::use_awaitable, ...), like the client.
 //
-//   zkwire::recipes::lock l(c, "/locks/job");                      // exclusive, Curator node names
+//   zkwire::recipes::lock l(c, "/locks/job");  // exclusive, Curator node names
 //   co_await l.async_acquire(std::chrono::seconds(5), asio::use_awaitable);
-//   co_await l.async_guarded_multi({zkwire::ops::set("/job/state", "done")}, asio::use_awaitable);  // fenced
+//   co_await l.async_guarded_multi(zkwire::ops::list(zkwire::ops::set("/job/state", "done")), asio::use_awaitable);
 //   co_await l.async_release(asio::use_awaitable);
 //
 // How it works
@@ -198,7 +198,8 @@ class lock {
   }
 
   // async_acquire, completing with a lock_hold that releases the lock when destroyed (RAII for coroutines):
-  //   auto [ec, hold] = co_await l.async_acquire_hold(5s, as_tuple(use_awaitable));
+  //   auto [ec, hold] =
+  //       co_await l.async_acquire_hold(std::chrono::seconds(5), asio::experimental::as_tuple(asio::use_awaitable));
   //   ... work that may throw ...                     // leaving the scope releases in the background
   // Signature void(std::error_code, lock_hold); the hold is empty on error. Errors, cancellation: as async_acquire.
   template <class CompletionToken>
@@ -230,6 +231,7 @@ class lock {
   // caller's ops only. Errors: lock_errc::not_held (not held by this object; nothing sent), lock_errc::lock_lost
   // (the check failed: our node is gone; nothing was applied), else the multi's error (see client::async_multi).
   // Allowed while uncertain (the server decides). Cancellation is not supported (a multi in flight is atomic).
+  // Inside co_await, pass zkwire::ops::list(op, ...) rather than a braced list (client.hpp, "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_guarded_multi(std::vector<multi_op> ops, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code, std::vector<op_result>)>(

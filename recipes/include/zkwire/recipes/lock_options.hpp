@@ -41,7 +41,10 @@ using revocation_handler = std::function<void(const std::string& request)>;
 // The default holder identity stored in our node: "<hostname>:<pid>".
 std::string default_lock_data();
 
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
 struct lock_options {
+  lock_options();
+
   naming name_format = naming::curator;
   // Data of our node (who holds it, for `zkwire locks`); default_lock_data() when empty.
   std::string data;

@@ -2,7 +2,7 @@
 // zkwire::recipes::multi_lock: several exclusive locks (one lock per directory, lock.hpp) taken all or none.
 //
 //   zkwire::recipes::multi_lock m(c, {"/locks/account-7", "/locks/account-3"});
-//   co_await m.async_acquire(std::chrono::seconds(5), asio::use_awaitable);   // both, or neither
+//   co_await m.async_acquire(std::chrono::seconds(5), asio::use_awaitable);  // both, or neither
 //   auto token = m.fencing_token("/locks/account-3");
 //   co_await m.async_release(asio::use_awaitable);
 //

@@ -3,8 +3,8 @@
 // in the layout of Curator's InterProcessSemaphoreV2 so that zkwire and Curator processes share one semaphore.
 //
 //   zkwire::recipes::semaphore s(c, "/semaphores/workers", 4);
-//   co_await s.async_acquire(std::chrono::seconds(5), asio::use_awaitable);     // one lease
-//   ... at most 4 holders (of all clients) are here at once ...
+//   co_await s.async_acquire(std::chrono::seconds(5), asio::use_awaitable);  // one lease
+//   // ... at most 4 holders (of all clients) are here at once ...
 //   co_await s.async_release(asio::use_awaitable);
 //
 // Layout and algorithm
@@ -56,7 +56,10 @@
 
 namespace zkwire::recipes {
 
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
 struct semaphore_options {
+  semaphore_options();
+
   // Data of our lease nodes (who holds them); default_lock_data() when empty. Also the mutex node's data.
   std::string data;
   // As lock_options::safety_margin.
