@@ -39,8 +39,7 @@ install(FILES ${PROJECT_BINARY_DIR}/zkwireConfig.cmake ${PROJECT_BINARY_DIR}/zkw
 
 # zkwire.pc for builds without CMake: every library built, in link order, and the compile definitions the client's
 # Asio target carries (FindAsio.cmake) plus ASIO_HAS_CO_AWAIT, which zkwire's own units are compiled with
-# (CMakeLists.txt): Asio's per-thread memory has a slot for coroutine frames only with it, so every unit of a
-# program must agree.
+# (CMakeLists.txt) and which clang 14 with libstdc++ needs for Asio's coroutine support.
 # The prefix is found from the file's own place, so that `cmake --install --prefix P` needs no reconfigure.
 file(RELATIVE_PATH _zkwire_pc_up /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 string(REGEX REPLACE "/$" "" _zkwire_pc_up "${_zkwire_pc_up}")
