@@ -8,6 +8,8 @@
 //   co_await l.async_guarded_multi(zkwire::ops::list(zkwire::ops::set("/job/state", "done")), asio::use_awaitable);
 //   co_await l.async_release(asio::use_awaitable);
 //
+// lock_state, lock_event, the listeners and lock_options are declared in lock_options.hpp (included here).
+//
 // How it works
 //   Acquire creates an EPHEMERAL_SEQUENTIAL child "<dir>/<prefix><seq>" whose prefix carries a fresh guid
 //   (node_name.hpp) and whose data is lock_options::data, and lists the directory in the same round trip (the
