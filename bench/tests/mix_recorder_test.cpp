@@ -95,4 +95,30 @@ TEST(recorder, closed_loop_has_no_corrected_latency_and_series_can_be_off) {
   EXPECT_TRUE(report.series.empty());
 }
 
+TEST(recorder, a_request_given_up_counts_its_lateness_in_the_corrected_latency_only) {
+  using clock = latency_recorder::clock;
+  op_report report;
+  const auto t0 = clock::now();
+  latency_recorder r(report, t0, true);
+  r.success(t0, t0 + milliseconds(1), t0 + milliseconds(2));
+  // Due at 100 ms, still held back when the run ended at 900 ms: 800 ms late and never sent.
+  r.given_up(t0 + milliseconds(100), t0 + milliseconds(900));
+  r.close(t0 + milliseconds(900));
+  EXPECT_EQ(report.given_up, 1U);
+  EXPECT_EQ(report.latency.count(), 1U) << "a request never sent has no service time";
+  EXPECT_EQ(report.sent(), 1U);
+  ASSERT_EQ(report.corrected.count(), 2U);
+  // Within the histogram's resolution (0.8 %).
+  EXPECT_NEAR(static_cast<double>(report.corrected.max()), 800e6, 800e6 * 0.01);
+  ASSERT_EQ(report.series.size(), 1U);
+  EXPECT_NEAR(static_cast<double>(report.series[0].corrected_max), 800e6, 800e6 * 0.01);
+  EXPECT_EQ(report.series[0].count, 1U) << "the series counts completions";
+
+  // The closed loop has no corrected latency: nothing is recorded but the count.
+  op_report closed;
+  latency_recorder c(closed, t0, false);
+  c.given_up(t0, t0 + milliseconds(5));
+  EXPECT_EQ(closed.corrected.count(), 0U);
+}
+
 }  // namespace

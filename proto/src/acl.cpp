@@ -1,13 +1,24 @@
 #include "zkwire/proto/acl.hpp"
 
+#include <utility>
+
 namespace zkwire::proto {
 
-void encode(jute::writer& w, const id& v) {
+acl_id::acl_id() = default;
+acl_id::acl_id(std::string scheme_name, std::string identity)
+    : scheme(std::move(scheme_name)), id(std::move(identity)) {}
+
+acl::acl() = default;
+acl::acl(std::int32_t permissions, proto::acl_id identity) : perms(permissions), id(std::move(identity)) {}
+acl::acl(std::int32_t permissions, std::string scheme_name, std::string identity)
+    : perms(permissions), id(std::move(scheme_name), std::move(identity)) {}
+
+void encode(jute::writer& w, const acl_id& v) {
   w.write_ustring(v.scheme);
   w.write_ustring(v.id);
 }
 
-void decode(jute::reader& r, id& v) {
+void decode(jute::reader& r, acl_id& v) {
   v.scheme = r.read_ustring();
   v.id = r.read_ustring();
 }
@@ -35,17 +46,17 @@ void read_acl_list(jute::reader& r, std::vector<acl>& list) {
 }
 
 const std::vector<acl>& open_acl_unsafe() {
-  static const std::vector<acl> list{acl{perms::all, id{"world", "anyone"}}};
+  static const std::vector<acl> list{acl{perms::all, acl_id{"world", "anyone"}}};
   return list;
 }
 
 const std::vector<acl>& read_acl_unsafe() {
-  static const std::vector<acl> list{acl{perms::read, id{"world", "anyone"}}};
+  static const std::vector<acl> list{acl{perms::read, acl_id{"world", "anyone"}}};
   return list;
 }
 
 const std::vector<acl>& creator_all_acl() {
-  static const std::vector<acl> list{acl{perms::all, id{"auth", ""}}};
+  static const std::vector<acl> list{acl{perms::all, acl_id{"auth", ""}}};
   return list;
 }
 

@@ -9,6 +9,9 @@
 #include "zkwire/proto/op_traits.hpp"
 
 namespace zkwire::proto {
+
+multi_op::multi_op() = default;
+multi_op::multi_op(op_code op, multi_op_body request) : type(op), body(std::move(request)) {}
 namespace {
 
 // The multi_op_body alternative an op type carries, or nullopt for a type that cannot appear in a multi.

@@ -7,6 +7,8 @@
 
 namespace zkwire::recipes {
 
+lock_options::lock_options() = default;  // out of line: not an aggregate (lock_options.hpp)
+
 std::string default_lock_data() {
   std::array<char, 256> host{};
   if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';

@@ -13,6 +13,12 @@
 
 #include "lock_impl.hpp"
 
+namespace zkwire::recipes {
+
+keeper_options::keeper_options() = default;  // out of line: not an aggregate (lock_keeper.hpp)
+
+}  // namespace zkwire::recipes
+
 namespace zkwire::recipes::detail {
 namespace {
 constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);

@@ -221,6 +221,8 @@ std::shared_ptr<const lock_metrics> metrics_of(const semaphore_impl& impl) noexc
 
 namespace zkwire::recipes {
 
+semaphore_options::semaphore_options() = default;  // out of line: not an aggregate (semaphore.hpp)
+
 semaphore::semaphore(client& c, std::string path, std::int32_t max_leases, semaphore_options options)
     : impl_(detail::make_semaphore_impl(c, std::move(path), max_leases, std::move(options))) {}
 

@@ -90,6 +90,42 @@ void expect_open_loop_consistent(const row& r) {
   expect_ordered_percentiles(r, "corrected_");
 }
 
+// What `zkwire bench --csv` wrote: the counts of its bucket rows and of its per-second rows, by latency kind, and
+// how many seconds each kind has (checked to come in order, none missing). Every row is of `op`.
+struct csv_counts {
+  std::map<std::string, std::uint64_t> buckets;
+  std::map<std::string, std::uint64_t> per_second;
+  std::map<std::string, std::uint64_t> seconds;
+};
+
+csv_counts read_csv(const std::string& csv, const std::string& op) {
+  csv_counts counts;
+  std::ifstream in(csv);
+  std::string line;
+  EXPECT_TRUE(std::getline(in, line)) << csv;
+  EXPECT_EQ(line,
+            "op,server,row,latency,second,low_us,high_us,count,cumulative,errors,p50_us,p99_us,max_us,ops_per_sec");
+  while (std::getline(in, line)) {
+    // op,"server",row,latency,second,low,high,count,... (the server is quoted and has no comma here)
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
+    if (f.size() < 8U) {
+      ADD_FAILURE() << line;
+      continue;
+    }
+    EXPECT_EQ(f[0], op);
+    if (f[2] == "bucket") {
+      counts.buckets[f[3]] += std::stoull(f[7]);
+    } else {
+      EXPECT_EQ(f[2], "second") << line;
+      EXPECT_EQ(std::stoull(f[4]), counts.seconds[f[3]]++) << "seconds in order, none missing: " << line;
+      counts.per_second[f[3]] += std::stoull(f[7]);
+    }
+  }
+  return counts;
+}
+
 class bench_smoke_test : public test::standalone_test {
  protected:
   static outcome bench(std::initializer_list<std::string> args) {
@@ -162,17 +198,25 @@ TEST_F(bench_smoke_test, OpenLoopHonoursTheRate) {
 TEST_F(bench_smoke_test, OpenLoopHeldBackByTheOutstandingLimit) {
   // One request in flight at most, at a rate no server round trip keeps up with (a request every 20 us): nearly
   // all requests wait behind the schedule, the corrected latency takes the wait, and what is still waiting when the
-  // second is over is skipped, never sent.
-  const auto rows = bench_rows(
-      {"--ops", "get", "--rate", "50000", "--duration", "1", "--max-outstanding", "1", "--warmup", "0", "--json"});
+  // second is over is given up, never sent, and counts in the corrected latency with its lateness then.
+  const test::temp_dir dir("bench-held-back");
+  const std::string csv = (dir.path() / "out.csv").string();
+  const auto rows = bench_rows({"--ops", "get", "--rate", "50000", "--duration", "1", "--max-outstanding", "1",
+                                "--warmup", "0", "--csv", csv, "--json"});
   ASSERT_EQ(rows.size(), 1U);
   const row& get = rows[0];
   expect_open_loop_consistent(get);
   EXPECT_EQ(get.count("intended"), 50000U);
   EXPECT_GT(get.count("skipped"), 0U);
+  EXPECT_EQ(get.count("given_up"), get.count("skipped")) << "a get is never skipped for want of a node";
   EXPECT_EQ(get.count("max_outstanding"), 1U);
   // One at a time: the service time is a round trip, the corrected latency includes the queue behind it.
   EXPECT_GT(get.num("corrected_p50_us"), 10 * get.num("p50_us"));
+  // The corrected histogram holds every request due: the ones sent and the ones given up (those are most of them
+  // here, so leaving them out would show the corrected latency of the few that got through).
+  const csv_counts counts = read_csv(csv, "get");
+  EXPECT_EQ(counts.buckets.at("service"), get.count("count"));
+  EXPECT_EQ(counts.buckets.at("corrected"), get.count("count") + get.count("given_up"));
 }
 
 TEST_F(bench_smoke_test, MixedWorkloads) {
@@ -211,35 +255,13 @@ TEST_F(bench_smoke_test, CsvHoldsHistogramsAndATimeSeriesCoveringEveryCompletion
   const auto rows =
       bench_rows({"--ops", "get", "--rate", "300", "--duration", "1.5", "--warmup", "0", "--csv", csv, "--json"});
   ASSERT_EQ(rows.size(), 1U);
-  std::ifstream in(csv);
-  std::string line;
-  ASSERT_TRUE(std::getline(in, line));
-  EXPECT_EQ(line,
-            "op,server,row,latency,second,low_us,high_us,count,cumulative,errors,p50_us,p99_us,max_us,ops_per_sec");
-  std::map<std::string, std::uint64_t> bucket_counts;  // by latency kind
-  std::map<std::string, std::uint64_t> second_counts;
-  std::map<std::string, std::uint64_t> seconds;
-  while (std::getline(in, line)) {
-    // op,"server",row,latency,second,low,high,count,... (the server is quoted and has no comma here)
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
-    ASSERT_GE(f.size(), 8U) << line;
-    EXPECT_EQ(f[0], "get");
-    if (f[2] == "bucket") {
-      bucket_counts[f[3]] += std::stoull(f[7]);
-    } else {
-      ASSERT_EQ(f[2], "second") << line;
-      EXPECT_EQ(std::stoull(f[4]), seconds[f[3]]++) << "seconds in order, none missing: " << line;
-      second_counts[f[3]] += std::stoull(f[7]);
-    }
-  }
+  const csv_counts counts = read_csv(csv, "get");
   const auto total = rows[0].count("count");
-  EXPECT_EQ(bucket_counts["service"], total);
-  EXPECT_EQ(bucket_counts["corrected"], total);
-  EXPECT_EQ(second_counts["service"], total);
-  EXPECT_EQ(second_counts["corrected"], total);
-  EXPECT_GE(seconds["service"], 2U);  // 1.5 s: a full second and a partial one
+  EXPECT_EQ(counts.buckets.at("service"), total);
+  EXPECT_EQ(counts.buckets.at("corrected"), total);
+  EXPECT_EQ(counts.per_second.at("service"), total);
+  EXPECT_EQ(counts.per_second.at("corrected"), total);
+  EXPECT_GE(counts.seconds.at("service"), 2U);  // 1.5 s: a full second and a partial one
 }
 
 TEST_F(bench_smoke_test, UsageErrors) {

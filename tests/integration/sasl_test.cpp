@@ -52,7 +52,7 @@ class sasl_test : public ::testing::Test {
   }
 
   static std::vector<zkwire::acl> only(const std::string& user) {
-    return {zkwire::acl{proto::perms::all, proto::id{"sasl", user}}};
+    return {zkwire::acl{proto::perms::all, proto::acl_id{"sasl", user}}};
   }
 
   static create_options with_acl(std::vector<zkwire::acl> acl) {

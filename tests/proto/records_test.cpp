@@ -19,7 +19,7 @@ template <class T>
 class record_round_trip : public ::testing::Test {};
 
 using all_records =
-    ::testing::Types<no_body, stat, id, acl, connect_request, connect_response, request_header, reply_header,
+    ::testing::Types<no_body, stat, acl_id, acl, connect_request, connect_response, request_header, reply_header,
                      multi_header, create_request, create_ttl_request, delete_request, exists_request, get_data_request,
                      set_data_request, get_acl_request, set_acl_request, get_children_request, get_children2_request,
                      sync_request, check_version_request, reconfig_request, auth_packet, get_ephemerals_request,

@@ -26,8 +26,8 @@ inline stat sample_stat(std::int64_t base = 100) {
 }
 
 inline std::vector<acl> sample_acls() {
-  return {acl{perms::all, id{"world", "anyone"}}, acl{perms::read | perms::admin, id{"digest", "bob:fyVmFCwVbTJYrz="}},
-          acl{0, id{"", ""}}};
+  return {acl{perms::all, acl_id{"world", "anyone"}},
+          acl{perms::read | perms::admin, acl_id{"digest", "bob:fyVmFCwVbTJYrz="}}, acl{0, acl_id{"", ""}}};
 }
 
 inline std::string binary_bytes() { return std::string("\0\x01\xff\x7f\x80 z", 7); }
@@ -47,8 +47,8 @@ inline std::vector<stat> samples() {
                std::numeric_limits<std::int32_t>::min(), -1, std::numeric_limits<std::int32_t>::max(), 1, 2, 3, 4}};
 }
 template <>
-inline std::vector<id> samples() {
-  return {id{}, id{"world", "anyone"}, id{"ip", "127.0.0.1/8"}};
+inline std::vector<acl_id> samples() {
+  return {acl_id{}, acl_id{"world", "anyone"}, acl_id{"ip", "127.0.0.1/8"}};
 }
 template <>
 inline std::vector<acl> samples() {

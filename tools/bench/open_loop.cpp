@@ -73,11 +73,13 @@ class open_loop {
   // limit holds requests back, for a completion.
   void pump() {
     const auto now = clock::now();
-    while (next_ < total_ && due(next_) <= now && outstanding_ < s_.config.max_outstanding) send(next_++, now);
+    while (next_ < total_ && due(next_) <= now && outstanding_ < s_.config.max_outstanding) send(next_++);
     if (deadline_ && now >= *deadline_ && next_ < total_) {
-      // The run is over and the outstanding limit still holds these back (all were due before the end).
+      // The run is over and the outstanding limit still holds these back (all were due before the end): given up,
+      // each with its lateness now in the corrected latency, so that a server falling behind cannot improve the
+      // corrected percentiles by leaving requests unsent.
       skipped_ += total_ - next_;
-      next_ = total_;
+      for (; next_ < total_; ++next_) give_up(due(next_), now);
     }
     held_back_ = next_ < total_ && due(next_) <= now;
     if (held_back_ || next_ == total_ || waiting_) return;
@@ -89,7 +91,13 @@ class open_loop {
     });
   }
 
-  void send(std::uint64_t k, clock::time_point now) {
+  void give_up(clock::time_point intended, clock::time_point now) {
+    const std::size_t slot = picker_.next();
+    recorders_[slot].given_up(intended, now);
+    if (recorders_.size() > mix_.size()) recorders_.back().given_up(intended, now);
+  }
+
+  void send(std::uint64_t k) {
     const auto i = static_cast<std::size_t>(k % s_.sessions.size());
     const std::size_t slot = picker_.next();
     const op_kind op = mix_[slot].op;
@@ -99,7 +107,9 @@ class open_loop {
     }
     const auto intended = due(k);
     ++outstanding_;
-    s_.send(i, op, [this, slot, intended, now](std::error_code ec) { complete(slot, intended, now, ec); });
+    // This request's own send time: a burst of due requests takes a while to hand over.
+    const auto sent = clock::now();
+    s_.send(i, op, [this, slot, intended, sent](std::error_code ec) { complete(slot, intended, sent, ec); });
   }
 
   void complete(std::size_t slot, clock::time_point intended, clock::time_point sent, std::error_code ec) {

@@ -31,6 +31,16 @@ void latency_recorder::success(clock::time_point intended, clock::time_point sen
   if (corrected_) corrected_latency_.record(corrected);
 }
 
+void latency_recorder::given_up(clock::time_point intended, clock::time_point now) noexcept {
+  ++report_->given_up;
+  if (!corrected_) return;
+  const std::uint64_t corrected = ns_between(intended, now);
+  report_->corrected.record(corrected);
+  if (!series_) return;
+  advance_to(second_of(now));
+  corrected_latency_.record(corrected);
+}
+
 void latency_recorder::failure(clock::time_point now) noexcept {
   ++report_->errors;
   if (!series_) return;
@@ -71,7 +81,7 @@ void latency_recorder::close(clock::time_point end) {
   advance_to(elapsed / 1'000'000'000U);
   const double rest = static_cast<double>(elapsed % 1'000'000'000U) / 1e9;
   // A last second shorter than a millisecond holds nothing worth a row (unless something completed in it).
-  if (rest >= 0.001 || service_.count() + errors_ > 0) emit(std::max(rest, 0.001));
+  if (rest >= 0.001 || service_.count() + errors_ + corrected_latency_.count() > 0) emit(std::max(rest, 0.001));
 }
 
 }  // namespace zkwire::bench

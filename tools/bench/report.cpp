@@ -135,7 +135,8 @@ std::string format_json(const op_report& report) {
                          static_cast<unsigned long long>(report.max_outstanding), c.mean_us, c.p50_us);
     out += printf_string(R"(,"corrected_p90_us":%.3f,"corrected_p99_us":%.3f,"corrected_p99_9_us":%.3f)", c.p90_us,
                          c.p99_us, c.p999_us);
-    out += printf_string(R"(,"corrected_max_us":%.3f)", c.max_us);
+    out += printf_string(R"(,"corrected_max_us":%.3f,"given_up":%llu)", c.max_us,
+                         static_cast<unsigned long long>(report.given_up));
   }
   return out + "}";
 }

@@ -140,7 +140,10 @@ std::vector<op_report> runner::run(const std::vector<mix_entry>& mix) {
   for (auto& r : reports) {
     r.elapsed_ns = meter.elapsed_ns();
     r.cpu_ns = meter.cpu_ns();
-    if (open && r.intended == 0) r.intended = r.sent() + r.skipped;  // a mix's parts: what was sent of them
+    if (open && r.intended == 0) {  // a mix's parts: what was sent or given up of them
+      r.skipped = r.given_up;
+      r.intended = r.sent() + r.skipped;
+    }
   }
   return reports;
 }

@@ -21,6 +21,11 @@ class latency_recorder {
   // A success: due at `intended` (the same as `sent` in the closed loop), sent at `sent`, completed at `now`.
   void success(clock::time_point intended, clock::time_point sent, clock::time_point now) noexcept;
   void failure(clock::time_point now) noexcept;
+  // Open loop: a request due at `intended` that was never sent, given up at `now` (the run ended while the
+  // outstanding limit held it back). Its lateness so far counts in the corrected latency, a lower bound of what it
+  // would have shown, so that the worse the server keeps up, the worse the corrected percentiles; counted in
+  // op_report::given_up.
+  void given_up(clock::time_point intended, clock::time_point now) noexcept;
   // Adds the seconds up to `end`, the last one partial; call once when the phase is over.
   void close(clock::time_point end);
 

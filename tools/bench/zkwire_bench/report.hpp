@@ -44,8 +44,11 @@ struct op_report {
   double rate = 0;  // target arrivals per second over all sessions (of the whole mix for a mix's parts)
   std::uint64_t intended = 0;
   std::uint64_t skipped = 0;
+  // Of `skipped`, those due and held back by the outstanding limit when the run ended: each counts in `corrected`
+  // with its lateness at that moment (the others are deletes with no node left, counted nowhere).
+  std::uint64_t given_up = 0;
   std::uint64_t max_outstanding = 0;
-  histogram corrected;  // corrected latency of successful operations, nanoseconds
+  histogram corrected;  // corrected latency of successful operations and of given-up ones, nanoseconds
 
   std::vector<second_row> series;  // per second of the measured phase
 

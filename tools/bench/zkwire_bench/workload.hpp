@@ -29,8 +29,9 @@
 // Memory stays bounded by max_outstanding requests in flight over all sessions: once that many are outstanding,
 // due requests wait (a counter, no memory) and go out as replies come back, their wait counted in the corrected
 // latency. With a count (ops) every due request is sent eventually; with a duration, sending stops at its end and
-// the due requests still waiting are counted as skipped (their latency is in no histogram: a run with skipped
-// requests was overloaded beyond what its percentiles show). A delete with no node left to delete is skipped too.
+// the due requests still waiting are given up: counted as skipped and as given_up, each with its lateness at the
+// end in the corrected latency (a lower bound of what it would have shown). A delete with no node left to delete is
+// skipped too, and counts in no latency.
 
 #include <chrono>
 #include <cstdint>

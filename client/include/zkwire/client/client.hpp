@@ -4,9 +4,17 @@
 // a callback, asio::use_future, asio::use_awaitable, asio::experimental::deferred, or anything else Asio accepts.
 //
 //   asio::io_context io;
-//   zkwire::client c(io.get_executor(), {.connect_string = "127.0.0.1:2181/app"});
-//   c.async_connect([&](std::error_code ec) { ... c.async_get("/config", [](std::error_code ec, zkwire::get_result r)
-//   { ... }); });
+//   zkwire::client c(io.get_executor(), zkwire::client_options(servers));  // e.g. "127.0.0.1:2181/app"
+//   c.async_connect([&](std::error_code ec) {
+//     if (ec) {
+//       c.async_close([](std::error_code) {});  // io.run() returns once the client is closed
+//       return;
+//     }
+//     c.async_get("/config", [&](std::error_code error, const zkwire::get_result& got) {
+//       if (!error) std::printf("/config: %s\n", got.data.c_str());
+//       c.async_close([](std::error_code) {});
+//     });
+//   });
 //   io.run();
 //
 // Execution and thread safety
@@ -36,13 +44,14 @@
 //   session_ended, timeout, cancelled, ... (the table is in zkwire/proto/error.hpp).
 //
 // Coroutines on GCC 12
-//   GCC 12 (Debian 12's compiler) destroys a braced temporary of a co_await expression twice when the awaited
-//   operation throws: `co_await c.async_create(p, d, create_options{...}, asio::use_awaitable)` inside `try` on a
-//   node that exists is a double free. Keep braced temporaries out of co_await expressions: the common calls need
-//   none (async_create(path, data, token), async_create(path, data, create_mode::ephemeral, token), and named
-//   options such as create_options::ephemeral_sequential(), a function's return value, which GCC destroys once);
-//   for anything else, build the options in a named variable first and pass that. Plain strings, paths built
-//   with +, and other function results are not affected.
+//   GCC 12 (Debian 12's compiler) destroys an *aggregate* temporary built with braces inside a co_await expression
+//   twice when the awaited operation throws (a double free). None of zkwire's option and value types is an
+//   aggregate (create_options, acl, acl_id, multi_op, client_options, tls_options, credential, the recipes'
+//   options), so `create_options{}`, `create_options{create_mode::ephemeral}` or `acl{perms::read, {"world",
+//   "anyone"}}` are safe there. A braced *list* inside co_await does not compile on GCC 12 ("array used as
+//   initializer"): pass ops::list(op, ...) to async_multi, async_multi_read and lock::async_guarded_multi, and
+//   acl_list(acl, ...) to async_set_acl or create_options (types.hpp). Aggregates of your own still need a named
+//   variable there.
 //
 // Lifetimes
 //   Paths, data and other arguments are copied before the initiating function returns. When the client is closed
@@ -53,7 +62,7 @@
 //
 // Deadlines
 //   client_options::request_timeout gives every request a deadline; wrap a call's token to set its own:
-//     c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
+//     auto got = co_await c.async_get("/config", zkwire::with_timeout(200ms, asio::use_awaitable));
 //   It works with every request (the node, watch and session-information operations; not with async_connect,
 //   async_new_session and async_close, which have options.connect_timeout and the read timeout, nor with
 //   async_add_auth). Measured from the call, waiting for a connection included. A request with no reply by then
@@ -86,186 +95,15 @@
 #include "zkwire/client/clock.hpp"
 #include "zkwire/client/connect_string.hpp"
 #include "zkwire/client/detail/core.hpp"
-#include "zkwire/client/detail/handler.hpp"
+#include "zkwire/client/detail/request_op.hpp"
 #include "zkwire/client/ensemble_config.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/client/options.hpp"
 #include "zkwire/client/types.hpp"
 #include "zkwire/client/watch.hpp"
+#include "zkwire/client/with_timeout.hpp"
 
 namespace zkwire {
-
-namespace detail {
-
-std::shared_ptr<client_impl> make_client_impl(asio::any_io_executor executor, client_options options);
-void shutdown(client_impl& impl) noexcept;
-session_state state_of(const client_impl& impl) noexcept;
-std::int64_t session_id_of(const client_impl& impl) noexcept;
-std::chrono::milliseconds negotiated_timeout_of(const client_impl& impl) noexcept;
-std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept;
-const connect_string& connect_string_of(const client_impl& impl) noexcept;
-const std::shared_ptr<zkwire::clock>& clock_of(const client_impl& impl) noexcept;
-void set_state_listener(client_impl& impl, state_listener listener);
-std::uint64_t add_state_observer(client_impl& impl, state_listener observer);
-void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
-std::size_t pending_requests_of(const client_impl& impl) noexcept;
-std::size_t watch_count_of(const client_impl& impl) noexcept;
-std::optional<host_port> connected_host_of(const client_impl& impl);
-
-template <class Result>
-std::error_code convert(proto::completion&& c, watched<Result>& out) {
-  return convert(std::move(c), out.result);
-}
-
-template <class Result>
-struct is_watched : std::false_type {};
-template <class Result>
-struct is_watched<watched<Result>> : std::true_type {};
-
-template <class Result>
-struct signature_of {
-  using type = void(std::error_code, Result);
-};
-template <>
-struct signature_of<no_result> {
-  using type = void(std::error_code);
-};
-template <class Result>
-using signature_t = typename signature_of<Result>::type;
-
-template <class Result, class Handler>
-class request_op final : public pending_op {
- public:
-  request_op(Handler handler, asio::any_io_executor executor, std::shared_ptr<watch_state> watch)
-      : holder_(std::move(handler), executor), executor_(std::move(executor)), watch_(std::move(watch)) {}
-
-  void complete(proto::completion&& c) override {
-    Result result{};
-    const std::error_code ec = convert(std::move(c), result);
-    finish(ec, std::move(result), false);
-  }
-  void fail(std::error_code ec, bool post) override { finish(ec, Result{}, post); }
-  [[nodiscard]] auto& slot() noexcept { return holder_.slot(); }
-
- private:
-  void finish(std::error_code ec, Result&& result, bool post) {
-    if constexpr (std::is_same_v<Result, no_result>) {
-      holder_.invoke(post, ec);
-    } else {
-      if constexpr (is_watched<Result>::value) {
-        result.watch = zkwire::watch(ec ? nullptr : std::move(watch_), executor_);
-      }
-      holder_.invoke(post, ec, std::move(result));
-    }
-  }
-
-  handler_holder<Handler> holder_;
-  asio::any_io_executor executor_;
-  std::shared_ptr<watch_state> watch_;
-};
-
-struct request_canceller {
-  std::weak_ptr<client_impl> impl;
-  proto::request_id id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      cancel_request(impl, id);
-    }
-  }
-};
-
-struct wait_canceller {
-  std::weak_ptr<client_impl> impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      cancel_wait(impl, id);
-    }
-  }
-};
-
-// What to start once the handler is known.
-struct request_spec {
-  proto::op_code op = proto::op_code::error;
-  proto::request_body body;
-  std::optional<watch_registration> watch;
-  std::optional<std::chrono::nanoseconds> timeout;  // with_timeout's
-  bool server_path = false;                         // sent without the chroot (getConfig)
-};
-struct remove_watches_spec {
-  std::string path;
-  watcher_type type = watcher_type::any;
-  std::optional<std::chrono::nanoseconds> timeout;
-};
-struct add_auth_spec {
-  std::string scheme;
-  std::string credentials;
-};
-
-template <class Result>
-struct initiate_request {
-  std::shared_ptr<client_impl> impl;
-
-  template <class Handler, class Spec>
-  void operator()(Handler&& handler, Spec spec) const {
-    using op_type = request_op<Result, std::decay_t<Handler>>;
-    std::shared_ptr<watch_state> state;
-    if constexpr (std::is_same_v<Spec, request_spec>) {
-      if (spec.watch) state = spec.watch->state;
-    }
-    auto op = std::make_unique<op_type>(std::forward<Handler>(handler), executor_of(*impl), std::move(state));
-    auto slot = op->slot();
-    proto::request_id id = 0;
-    if constexpr (std::is_same_v<Spec, request_spec>) {
-      id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op), spec.timeout,
-                         spec.server_path);
-    } else if constexpr (std::is_same_v<Spec, remove_watches_spec>) {
-      id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op), spec.timeout);
-    } else {
-      id = start_add_auth(*impl, std::move(spec.scheme), std::move(spec.credentials), std::move(op));
-    }
-    // The op is owned by the client now and cannot complete before the next turn of the executor.
-    if (slot.is_connected()) slot.template emplace<request_canceller>(request_canceller{impl, id});
-  }
-};
-
-struct initiate_wait {
-  std::shared_ptr<client_impl> impl;
-  wait_kind kind = wait_kind::connect;
-
-  template <class Handler>
-  void operator()(Handler&& handler) const {
-    using op_type = request_op<no_result, std::decay_t<Handler>>;
-    auto op = std::make_unique<op_type>(std::forward<Handler>(handler), executor_of(*impl), nullptr);
-    auto slot = op->slot();
-    const std::uint64_t id = start_wait(*impl, kind, std::move(op));
-    if (slot.is_connected()) slot.template emplace<wait_canceller>(wait_canceller{impl, id});
-  }
-};
-
-// A completion token with a request timeout (with_timeout).
-template <class CompletionToken>
-struct timeout_token {
-  std::chrono::nanoseconds timeout;
-  CompletionToken token;
-};
-template <class T>
-struct is_timeout_token : std::false_type {};
-template <class CompletionToken>
-struct is_timeout_token<timeout_token<CompletionToken>> : std::true_type {};
-
-}  // namespace detail
-
-// `token` with a request timeout for this call, replacing client_options::request_timeout (see "Deadlines"
-// above). Any completion token: a callback, asio::use_awaitable, asio::use_future, ... A zero or negative timeout
-// completes at once with client_error::operation_timeout without sending anything.
-template <class Rep, class Period, class CompletionToken>
-auto with_timeout(std::chrono::duration<Rep, Period> timeout, CompletionToken&& token) {
-  return detail::timeout_token<std::decay_t<CompletionToken>>{
-      std::chrono::duration_cast<std::chrono::nanoseconds>(timeout), std::forward<CompletionToken>(token)};
-}
 
 class client {
  public:
@@ -475,7 +313,8 @@ class client {
   }
 
   // Replaces the ACL; `version` is compared with the node's aversion. Signature void(std::error_code, stat).
-  // Errors: NONODE, BADVERSION, NOAUTH (needs ADMIN), INVALIDACL.
+  // Errors: NONODE, BADVERSION, NOAUTH (needs ADMIN), INVALIDACL. Inside co_await, pass acl_list(acl, ...) rather
+  // than a braced list (see "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_set_acl(std::string path, std::vector<acl> acl_list, std::int32_t version, CompletionToken&& token) {
     return initiate<zkwire::stat>(
@@ -491,6 +330,7 @@ class client {
   // Applies create/remove/set/check ops (zkwire::ops) atomically. Signature
   // void(std::error_code, std::vector<op_result>): the error is the one that made the multi fail (the first op
   // error that is not RUNTIMEINCONSISTENCY), and the results say which op failed. An empty multi succeeds.
+  // Inside co_await, pass ops::list(op, ...) rather than a braced list (see "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_multi(std::vector<multi_op> ops, CompletionToken&& token) {
     return initiate<std::vector<op_result>>(token, spec(proto::op_code::multi, proto::multi_request{std::move(ops)}));

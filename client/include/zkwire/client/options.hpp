@@ -26,9 +26,13 @@ std::string_view log_level_name(log_level level) noexcept;  // "debug", "info", 
 using log_function = std::function<void(log_level level, std::string_view message)>;
 
 // One credential, sent after every (re)connect before any request: auth is per connection on the server.
+// Like every option type here, not an aggregate (types.hpp, create_options, says why).
 struct credential {
   std::string scheme;       // "digest" (the credentials are "user:password"), "ip", ...
   std::string credentials;  // an unknown scheme or bad credentials end the session with AUTHFAILED
+
+  credential();
+  credential(std::string scheme_name, std::string secret);
 
   bool operator==(const credential&) const = default;
 };
@@ -39,10 +43,17 @@ struct sasl_credentials {
   std::string user;      // must not be empty (the client constructor throws std::invalid_argument)
   std::string password;  // UTF-8
 
+  sasl_credentials();
+  sasl_credentials(std::string user_name, std::string secret);
+
   bool operator==(const sasl_credentials&) const = default;
 };
 
+// Set the fields by name on a variable (`zkwire::client_options o("127.0.0.1:2181"); o.request_timeout = 2s;`).
 struct client_options {
+  client_options();
+  explicit client_options(std::string servers);  // the connect_string
+
   // "host:port[,host:port...][/chroot]", see connect_string.hpp.
   std::string connect_string = "127.0.0.1:2181";
   // Requested session timeout; the server clamps it to [minSessionTimeout, maxSessionTimeout].

@@ -27,7 +27,12 @@ namespace zkwire {
 
 enum class tls_version { v1_2, v1_3 };
 
+// Not an aggregate (types.hpp, create_options, says why): set the fields by name on a variable.
 struct tls_options {
+  tls_options();
+  // Trusting the authorities in `ca_file`, optionally presenting a client certificate (mutual TLS).
+  explicit tls_options(std::string ca, std::string certificate = {}, std::string key = {});
+
   // PEM file of the certificate authorities trusted for the servers' certificates. Empty: OpenSSL's default
   // trust store (the system's CA certificates).
   std::string ca_file;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "zkwire/proto/acl.hpp"
@@ -22,7 +23,7 @@ namespace zkwire {
 // The protocol vocabulary, under the client's namespace.
 using stat = proto::stat;
 using acl = proto::acl;
-using acl_id = proto::id;
+using acl_id = proto::acl_id;
 using create_mode = proto::create_mode;
 using session_state = proto::session_state;
 using event_type = proto::event_type;
@@ -39,6 +40,10 @@ namespace perms = proto::perms;
 // A version argument meaning "whatever the current version is".
 inline constexpr std::int32_t any_version = -1;
 
+// Not an aggregate (nor is any option or value type a caller builds: acl, acl_id, multi_op, client_options, the
+// recipes' options): GCC 12 destroys an aggregate temporary built with braces inside a co_await expression twice
+// when the awaited operation throws. With constructors, `create_options{}` and
+// `create_options{create_mode::ephemeral}` are safe anywhere.
 struct create_options {
   create_mode mode = create_mode::persistent;
   std::vector<zkwire::acl> acl = proto::open_acl_unsafe();
@@ -48,7 +53,10 @@ struct create_options {
   // Store null data instead of the bytes given (getData then reports null_data).
   bool null_data = false;
 
-  // Named options (open ACL), so that a call needs no braced temporary: see "Coroutines on GCC 12" in client.hpp.
+  create_options();  // persistent, open ACL
+  explicit create_options(create_mode create_as, std::vector<zkwire::acl> entries = proto::open_acl_unsafe());
+
+  // Named options (open ACL).
   static create_options with_mode(create_mode mode) {
     create_options options;
     options.mode = mode;
@@ -96,6 +104,16 @@ struct acl_result {
 // functions in namespace zkwire::ops.
 using multi_op = proto::multi_op;
 
+// An ACL list from its entries, e.g. acl_list(acl(perms::all, "digest", id), acl(perms::read, "world", "anyone")):
+// the form to use inside co_await, where GCC 12 rejects a braced list ("array used as initializer").
+template <class... Entries>
+std::vector<zkwire::acl> acl_list(Entries&&... entries) {
+  std::vector<zkwire::acl> list;
+  list.reserve(sizeof...(entries));
+  (list.emplace_back(std::forward<Entries>(entries)), ...);
+  return list;
+}
+
 namespace ops {
 multi_op create(std::string path, std::string data, const create_options& options = {});
 multi_op remove(std::string path, std::int32_t version = any_version);
@@ -103,6 +121,16 @@ multi_op set(std::string path, std::string data, std::int32_t version = any_vers
 multi_op check(std::string path, std::int32_t version);
 multi_op get(std::string path);           // multi_read only
 multi_op get_children(std::string path);  // multi_read only
+
+// The ops of a multi, in order: async_multi(ops::list(ops::check(a, 3), ops::set(b, "x")), token). The form to use
+// inside co_await, where GCC 12 rejects a braced list ("array used as initializer").
+template <class... Ops>
+std::vector<multi_op> list(Ops&&... ops) {
+  std::vector<multi_op> all;
+  all.reserve(sizeof...(ops));
+  (all.emplace_back(std::forward<Ops>(ops)), ...);
+  return all;
+}
 }  // namespace ops
 
 // The result of one op of a multi or multi_read.

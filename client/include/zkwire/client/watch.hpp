@@ -3,7 +3,7 @@
 // event can be awaited with any completion token:
 //
 //   auto [got, w] = co_await c.async_get_watch("/config", asio::use_awaitable);
-//   watch_event ev = co_await w.async_wait(asio::use_awaitable);   // NodeDataChanged, NodeDeleted, ...
+//   zkwire::watch_event ev = co_await w.async_wait(asio::use_awaitable);  // NodeDataChanged, NodeDeleted, ...
 //
 // The event arrives exactly once. async_wait completes with it as soon as it is known; waiting again after that
 // completes again with the same event. If the session ends before the event (expiry, auth failure, close, client
@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/core.hpp"
 #include "zkwire/client/detail/handler.hpp"
 #include "zkwire/client/errors.hpp"
@@ -64,16 +65,6 @@ class watch {
     detail::handler_holder<Handler> holder_;
   };
 
-  struct canceller {
-    std::weak_ptr<detail::watch_state> state;
-    void operator()(asio::cancellation_type type) const {
-      if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-          asio::cancellation_type::none) {
-        detail::cancel_watch_wait(state);
-      }
-    }
-  };
-
   struct initiate_wait {
     std::shared_ptr<detail::watch_state> state;
     asio::any_io_executor executor;
@@ -90,7 +81,7 @@ class watch {
         return;
       }
       auto& slot = op->slot();
-      if (slot.is_connected()) slot.template emplace<canceller>(canceller{state});
+      detail::on_cancel(slot, [weak = std::weak_ptr<detail::watch_state>(state)] { detail::cancel_watch_wait(weak); });
       detail::start_watch_wait(state, std::move(op));
     }
   };

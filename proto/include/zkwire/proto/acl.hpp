@@ -22,18 +22,29 @@ inline constexpr std::int32_t admin = 16;
 inline constexpr std::int32_t all = 31;
 }  // namespace perms
 
-// An identity: scheme "world" (id "anyone"), "digest" ("user:base64(sha1(user:password))"), "ip" ("a.b.c.d[/bits]"),
-// "auth" (ACLs only: every identity the caller has authenticated), "sasl", ...
-struct id {
+// An identity (the Id record): scheme "world" (id "anyone"), "digest" ("user:base64(sha1(user:password))"), "ip"
+// ("a.b.c.d[/bits]"), "auth" (ACLs only: every identity the caller has authenticated), "sasl", ...
+// Not an aggregate, nor is acl: GCC 12 destroys an aggregate temporary built with braces inside a co_await
+// expression twice when the awaited operation throws; with constructors, `acl{perms::read, {"world", "anyone"}}`
+// and `acl_id{}` are built and destroyed once there too.
+struct acl_id {
   std::string scheme;
   std::string id;
 
-  bool operator==(const struct id&) const = default;
+  acl_id();
+  acl_id(std::string scheme_name, std::string identity);
+
+  bool operator==(const acl_id&) const = default;
 };
 
 struct acl {
   std::int32_t perms = 0;
-  proto::id id;
+  proto::acl_id id;
+
+  acl();
+  acl(std::int32_t permissions, proto::acl_id identity);
+  // acl(perms::read, "world", "anyone"): no braces needed.
+  acl(std::int32_t permissions, std::string scheme_name, std::string identity);
 
   bool operator==(const acl&) const = default;
 };
@@ -42,8 +53,8 @@ struct acl {
 inline constexpr std::size_t min_id_size = 8;                 // two empty ustrings
 inline constexpr std::size_t min_acl_size = 4 + min_id_size;  // perms + Id
 
-void encode(jute::writer& w, const id& v);
-void decode(jute::reader& r, id& v);
+void encode(jute::writer& w, const acl_id& v);
+void decode(jute::reader& r, acl_id& v);
 void encode(jute::writer& w, const acl& v);
 void decode(jute::reader& r, acl& v);
 

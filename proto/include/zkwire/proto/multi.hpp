@@ -38,9 +38,13 @@ namespace zkwire::proto {
 using multi_op_body = std::variant<create_request, create_ttl_request, delete_request, set_data_request,
                                    check_version_request, get_children_request, get_data_request>;
 
+// Not an aggregate (see acl.hpp on GCC 12 and braced temporaries); build one with the functions below.
 struct multi_op {
   op_code type = op_code::check;  // must agree with the body: create/create2/createContainer need a create_request
   multi_op_body body;
+
+  multi_op();
+  multi_op(op_code op, multi_op_body request);
 
   bool operator==(const multi_op&) const = default;
 };

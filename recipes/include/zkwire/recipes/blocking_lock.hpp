@@ -2,17 +2,20 @@
 // Blocking lock recipes for threads: zkwire::recipes::lock and read_write_lock behind the standard library's lock
 // requirements, on a zkwire::blocking_client.
 //
-//   zkwire::blocking_client c(options);                        // connect_string "zk1:2181"
+//   zkwire::blocking_client c(options);  // connect_string "zk1:2181"
 //   zkwire::recipes::blocking_lock job(c, "/locks/job");
 //   {
-//     std::unique_lock hold(job, std::chrono::seconds(5));   // try_lock_for
-//     if (!hold) return;                                      // someone else holds it
-//     ... job.fencing_token() ...
-//   }                                                         // unlock()
-//
+//     std::unique_lock hold(job, std::chrono::seconds(5));  // try_lock_for
+//     if (!hold) return;                                    // someone else holds it
+//     write_state(job.fencing_token());
+//   }  // unlock()
 //   zkwire::recipes::blocking_read_write_lock config(c, "/locks/config");
-//   { std::shared_lock read(config); ... }                    // read side
-//   { std::lock_guard write(config); ... }                    // write side
+//   {
+//     std::shared_lock read(config);  // read side
+//   }
+//   {
+//     std::lock_guard write(config);  // write side
+//   }
 //
 // blocking_lock meets TimedLockable (lock, try_lock, try_lock_for, try_lock_until, unlock), so std::unique_lock,
 // std::scoped_lock and std::lock_guard work; blocking_read_write_lock meets SharedTimedLockable (lock/unlock and

@@ -3,10 +3,12 @@
 // read/write lock, on top of zkwire::client. Every operation is an `async_*` taking a completion token (callback,
 // asio::use_future, asio::use_awaitable, ...), like the client.
 //
-//   zkwire::recipes::lock l(c, "/locks/job");                      // exclusive, Curator node names
+//   zkwire::recipes::lock l(c, "/locks/job");  // exclusive, Curator node names
 //   co_await l.async_acquire(std::chrono::seconds(5), asio::use_awaitable);
-//   co_await l.async_guarded_multi({zkwire::ops::set("/job/state", "done")}, asio::use_awaitable);  // fenced
+//   co_await l.async_guarded_multi(zkwire::ops::list(zkwire::ops::set("/job/state", "done")), asio::use_awaitable);
 //   co_await l.async_release(asio::use_awaitable);
+//
+// lock_state, lock_event, the listeners and lock_options are declared in lock_options.hpp (included here).
 //
 // How it works
 //   Acquire creates an EPHEMERAL_SEQUENTIAL child "<dir>/<prefix><seq>" whose prefix carries a fresh guid
@@ -93,101 +95,13 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
-#include "zkwire/client/detail/completion.hpp"
+#include "zkwire/recipes/detail/lock_ops.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock_metrics.hpp"
+#include "zkwire/recipes/lock_options.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
 namespace zkwire::recipes {
-
-enum class lock_state {
-  released,   // not held, no acquire pending
-  acquiring,  // an async_acquire is pending
-  held,       // our node is the holder and our session is healthy
-  uncertain,  // held, but the connection is broken: the session may still live (do not act on the lock now)
-  lost,       // no longer held; call async_release to reset
-};
-std::string_view lock_state_name(lock_state s) noexcept;  // "released", "acquiring", "held", "uncertain", "lost"
-
-struct lock_event {
-  lock_state from = lock_state::released;
-  lock_state to = lock_state::released;
-  // Why, for `uncertain` and `lost`: the client's error (session_expired, closed, connection_loss),
-  // server_error::no_node (our node was deleted), lock_errc::safety_margin_passed or lock_errc::session_changed.
-  std::error_code reason;
-};
-// Called on the client's executor; must not throw. May call the lock (e.g. start async_release).
-using lock_listener = std::function<void(const lock_event&)>;
-// Called on the client's executor with the data written to our node ("unlock" or "__REVOKE__").
-using revocation_handler = std::function<void(const std::string& request)>;
-
-// The default holder identity stored in our node: "<hostname>:<pid>".
-std::string default_lock_data();
-
-struct lock_options {
-  naming name_format = naming::curator;
-  // Data of our node (who holds it, for `zkwire locks`); default_lock_data() when empty.
-  std::string data;
-  // Lost is signalled at last_answered_send_time() + session_timeout() - safety_margin at the latest. Empty:
-  // a quarter of the negotiated session timeout. Keep it below 2/3 of the timeout (the client pings when idle
-  // for a third of it), or a healthy lock would be reported lost.
-  std::optional<std::chrono::milliseconds> safety_margin;
-  // ACL of our lock node and of the directories created for it.
-  std::vector<zkwire::acl> acl = zkwire::open_acl_unsafe();
-  // Acquiring a lock object that already holds counts up instead of failing with lock_errc::already_held.
-  bool reentrant = false;
-  // Also count this object's events here (lock_metrics.hpp "Ownership"): share one between the lock objects of a
-  // client for a per-client aggregate. Empty: only the object's own metrics() count.
-  std::shared_ptr<lock_metrics> metrics;
-};
-
-class lock;
-class read_write_lock;
-
-namespace detail {
-
-// The client's type-erased completion, shared with the recipes: delivered like the client's own operations.
-using zkwire::detail::complete;
-using zkwire::detail::completion_ptr;
-using zkwire::detail::make_completion;
-
-class lock_impl;
-class keeper_core;
-using lock_ptr = std::shared_ptr<lock_impl>;
-using lock_weak_ptr = std::weak_ptr<lock_impl>;
-
-lock_ptr make_lock_impl(client& c, std::string directory, lock_kind kind, lock_options options);
-void link_read_write(const lock_ptr& read, const lock_ptr& write);
-void abandon(lock_impl& impl) noexcept;
-asio::any_io_executor executor_of(const lock_impl& impl);
-
-// Negative timeout: wait forever.
-std::uint64_t start_acquire(const lock_ptr& impl, std::chrono::milliseconds timeout, completion_ptr<> done);
-void cancel_acquire(const lock_weak_ptr& impl, std::uint64_t id);
-std::uint64_t start_release(const lock_ptr& impl, completion_ptr<> done);
-void cancel_release(const lock_weak_ptr& impl, std::uint64_t id);
-std::uint64_t start_wait_lost(const lock_ptr& impl, completion_ptr<> done);
-void cancel_wait_lost(const lock_weak_ptr& impl, std::uint64_t id);
-void start_guarded_multi(const lock_ptr& impl, std::vector<multi_op> ops, completion_ptr<std::vector<op_result>> done);
-
-lock_state state_of(const lock_impl& impl) noexcept;
-std::size_t hold_count_of(const lock_impl& impl) noexcept;
-const std::string& directory_of(const lock_impl& impl) noexcept;
-lock_kind kind_of(const lock_impl& impl) noexcept;
-std::string node_path_of(const lock_impl& impl);
-std::int64_t fencing_token_of(const lock_impl& impl) noexcept;
-std::int64_t session_of(const lock_impl& impl) noexcept;
-std::uint64_t wakeups_of(const lock_impl& impl) noexcept;
-std::shared_ptr<const lock_metrics> metrics_of(const lock_impl& impl) noexcept;
-void set_listener(lock_impl& impl, lock_listener listener);
-void set_revocation_handler(lock_impl& impl, revocation_handler handler);
-asio::cancellation_slot lost_slot_of(lock_impl& impl) noexcept;
-
-// For lock_hold.
-bool holds_grant(const lock_impl& impl, std::uint64_t grant) noexcept;
-void release_grant(const lock_ptr& impl, std::uint64_t grant, completion_ptr<> done);
-
-}  // namespace detail
 
 // One hold of a lock, from lock::async_acquire_hold: move-only, and destroying it while it holds releases the lock
 // in the background (like lock::async_release with a handler that ignores the result; the delete is retried as
@@ -243,67 +157,6 @@ class lock_hold {
   std::uint64_t grant_ = 0;
 };
 
-namespace detail {
-
-std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds timeout,
-                                 completion_ptr<lock_hold> done);
-
-template <void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
-struct canceller {
-  lock_weak_ptr impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      Cancel(impl, id);
-    }
-  }
-};
-
-template <std::uint64_t (*Start)(const lock_ptr&, completion_ptr<>),
-          void (*Cancel)(const lock_weak_ptr&, std::uint64_t)>
-struct initiate_simple {
-  lock_ptr impl;
-  template <class Handler>
-  void operator()(Handler&& handler) const {
-    auto slot = asio::get_associated_cancellation_slot(handler);
-    const auto id = Start(impl, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<Cancel>>(canceller<Cancel>{impl, id});
-  }
-};
-
-struct initiate_acquire {
-  lock_ptr impl;
-  template <class Handler>
-  void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
-    auto slot = asio::get_associated_cancellation_slot(handler);
-    const auto id = start_acquire(impl, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
-  }
-};
-
-struct initiate_acquire_hold {
-  lock_ptr impl;
-  template <class Handler>
-  void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
-    auto slot = asio::get_associated_cancellation_slot(handler);
-    const auto id = start_acquire_hold(impl, timeout,
-                                       make_completion<lock_hold>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
-  }
-};
-
-struct initiate_guarded_multi {
-  lock_ptr impl;
-  template <class Handler>
-  void operator()(Handler&& handler, std::vector<multi_op> ops) const {
-    start_guarded_multi(impl, std::move(ops),
-                        make_completion<std::vector<op_result>>(std::forward<Handler>(handler), executor_of(*impl)));
-  }
-};
-
-}  // namespace detail
-
 class lock {
  public:
   // An exclusive lock on `directory` (a valid absolute path; it is created when missing). Does no I/O.
@@ -347,7 +200,8 @@ class lock {
   }
 
   // async_acquire, completing with a lock_hold that releases the lock when destroyed (RAII for coroutines):
-  //   auto [ec, hold] = co_await l.async_acquire_hold(5s, as_tuple(use_awaitable));
+  //   auto [ec, hold] =
+  //       co_await l.async_acquire_hold(std::chrono::seconds(5), asio::experimental::as_tuple(asio::use_awaitable));
   //   ... work that may throw ...                     // leaving the scope releases in the background
   // Signature void(std::error_code, lock_hold); the hold is empty on error. Errors, cancellation: as async_acquire.
   template <class CompletionToken>
@@ -379,6 +233,7 @@ class lock {
   // caller's ops only. Errors: lock_errc::not_held (not held by this object; nothing sent), lock_errc::lock_lost
   // (the check failed: our node is gone; nothing was applied), else the multi's error (see client::async_multi).
   // Allowed while uncertain (the server decides). Cancellation is not supported (a multi in flight is atomic).
+  // Inside co_await, pass zkwire::ops::list(op, ...) rather than a braced list (client.hpp, "Coroutines on GCC 12").
   template <class CompletionToken>
   auto async_guarded_multi(std::vector<multi_op> ops, CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code, std::vector<op_result>)>(

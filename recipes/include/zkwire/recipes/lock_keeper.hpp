@@ -5,8 +5,8 @@
 //
 //   zkwire::recipes::lock_keeper k(c, "/locks/leader");
 //   k.set_listener([&](const zkwire::recipes::lock_event& e) {
-//     if (e.to == lock_state::lost) stop_leading();                      // stop acting on the lock at once
-//     if (e.to == lock_state::held) start_leading(k.fencing_token());    // a new, larger token after a loss
+//     if (e.to == zkwire::recipes::lock_state::lost) stop_leading();                    // stop acting on it at once
+//     if (e.to == zkwire::recipes::lock_state::held) start_leading(k.fencing_token());  // a new, larger token
 //   });
 //   co_await k.async_acquire(asio::use_awaitable);
 //
@@ -49,7 +49,10 @@
 
 namespace zkwire::recipes {
 
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
 struct keeper_options {
+  keeper_options();
+
   // Time limit of each re-acquire; negative: none (wait in the queue as long as it takes). A re-acquire that
   // times out counts as a failure (retry_delay, max_failures).
   std::chrono::milliseconds acquire_timeout{-1};
@@ -85,7 +88,7 @@ struct initiate_keeper_acquire {
     const lock_ptr& impl = lock_impl_of(*keeper);
     const auto id =
         start_keeper_acquire(keeper, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<canceller<cancel_acquire>>(canceller<cancel_acquire>{impl, id});
+    on_cancel(slot, [weak = lock_weak_ptr(impl), id] { cancel_acquire(weak, id); });
   }
 };
 

@@ -2,7 +2,7 @@
 // zkwire::recipes::multi_lock: several exclusive locks (one lock per directory, lock.hpp) taken all or none.
 //
 //   zkwire::recipes::multi_lock m(c, {"/locks/account-7", "/locks/account-3"});
-//   co_await m.async_acquire(std::chrono::seconds(5), asio::use_awaitable);   // both, or neither
+//   co_await m.async_acquire(std::chrono::seconds(5), asio::use_awaitable);  // both, or neither
 //   auto token = m.fencing_token("/locks/account-3");
 //   co_await m.async_release(asio::use_awaitable);
 //
@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
+#include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
@@ -80,18 +81,6 @@ lock* member_of(multi_lock_impl& impl, std::string_view directory) noexcept;
 void set_listener(multi_lock_impl& impl, lock_listener listener);
 asio::cancellation_slot lost_slot_of(multi_lock_impl& impl) noexcept;
 
-template <void (*Cancel)(const multi_lock_weak_ptr&, std::uint64_t)>
-struct multi_lock_canceller {
-  multi_lock_weak_ptr impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      Cancel(impl, id);
-    }
-  }
-};
-
 template <std::uint64_t (*Start)(const multi_lock_ptr&, completion_ptr<>),
           void (*Cancel)(const multi_lock_weak_ptr&, std::uint64_t)>
 struct initiate_multi_lock_simple {
@@ -100,9 +89,7 @@ struct initiate_multi_lock_simple {
   void operator()(Handler&& handler) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = Start(impl, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) {
-      slot.template emplace<multi_lock_canceller<Cancel>>(multi_lock_canceller<Cancel>{impl, id});
-    }
+    on_cancel(slot, [weak = multi_lock_weak_ptr(impl), id] { Cancel(weak, id); });
   }
 };
 
@@ -112,9 +99,7 @@ struct initiate_multi_lock_acquire {
   void operator()(Handler&& handler, std::chrono::milliseconds timeout) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = start_acquire(impl, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) {
-      slot.template emplace<multi_lock_canceller<cancel_acquire>>(multi_lock_canceller<cancel_acquire>{impl, id});
-    }
+    on_cancel(slot, [weak = multi_lock_weak_ptr(impl), id] { cancel_acquire(weak, id); });
   }
 };
 

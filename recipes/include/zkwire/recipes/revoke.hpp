@@ -5,7 +5,7 @@
 //   revoke_request::zookeeper "unlock"     (ZooKeeper's recipe)
 // A zkwire holder understands both. Whether the holder releases is up to it.
 //
-//   co_await zkwire::recipes::async_revoke(c, "/locks/job/_c_...-lock-0000000007", asio::use_awaitable);
+//   co_await zkwire::recipes::async_revoke(c, node, asio::use_awaitable);  // e.g. "/locks/job/_c_...-lock-0000000007"
 //
 // Thread safety: call on the client's executor; the handler runs on its associated executor (the client's when it
 // has none). Cancellation: as client::async_set (the request may still be applied).

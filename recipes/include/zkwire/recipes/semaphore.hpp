@@ -3,8 +3,8 @@
 // in the layout of Curator's InterProcessSemaphoreV2 so that zkwire and Curator processes share one semaphore.
 //
 //   zkwire::recipes::semaphore s(c, "/semaphores/workers", 4);
-//   co_await s.async_acquire(std::chrono::seconds(5), asio::use_awaitable);     // one lease
-//   ... at most 4 holders (of all clients) are here at once ...
+//   co_await s.async_acquire(std::chrono::seconds(5), asio::use_awaitable);  // one lease
+//   // ... at most 4 holders (of all clients) are here at once ...
 //   co_await s.async_release(asio::use_awaitable);
 //
 // Layout and algorithm
@@ -49,13 +49,17 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
+#include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/completion.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::recipes {
 
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
 struct semaphore_options {
+  semaphore_options();
+
   // Data of our lease nodes (who holds them); default_lock_data() when empty. Also the mutex node's data.
   std::string data;
   // As lock_options::safety_margin.
@@ -91,18 +95,6 @@ const std::string& path_of(const semaphore_impl& impl) noexcept;
 void set_listener(semaphore_impl& impl, lock_listener listener);
 std::shared_ptr<const lock_metrics> metrics_of(const semaphore_impl& impl) noexcept;
 
-template <void (*Cancel)(const std::weak_ptr<semaphore_impl>&, std::uint64_t)>
-struct semaphore_canceller {
-  std::weak_ptr<semaphore_impl> impl;
-  std::uint64_t id = 0;
-  void operator()(asio::cancellation_type type) const {
-    if ((type & (asio::cancellation_type::terminal | asio::cancellation_type::partial)) !=
-        asio::cancellation_type::none) {
-      Cancel(impl, id);
-    }
-  }
-};
-
 template <std::uint64_t (*Start)(const semaphore_ptr&, completion_ptr<>),
           void (*Cancel)(const std::weak_ptr<semaphore_impl>&, std::uint64_t)>
 struct initiate_semaphore_simple {
@@ -111,7 +103,7 @@ struct initiate_semaphore_simple {
   void operator()(Handler&& handler) const {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id = Start(impl, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) slot.template emplace<semaphore_canceller<Cancel>>(semaphore_canceller<Cancel>{impl, id});
+    on_cancel(slot, [weak = std::weak_ptr<semaphore_impl>(impl), id] { Cancel(weak, id); });
   }
 };
 
@@ -122,9 +114,7 @@ struct initiate_semaphore_acquire {
     auto slot = asio::get_associated_cancellation_slot(handler);
     const auto id =
         start_acquire(impl, count, timeout, make_completion<>(std::forward<Handler>(handler), executor_of(*impl)));
-    if (slot.is_connected()) {
-      slot.template emplace<semaphore_canceller<cancel_acquire>>(semaphore_canceller<cancel_acquire>{impl, id});
-    }
+    on_cancel(slot, [weak = std::weak_ptr<semaphore_impl>(impl), id] { cancel_acquire(weak, id); });
   }
 };
 

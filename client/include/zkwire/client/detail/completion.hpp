@@ -3,7 +3,8 @@
 // not a template on the handler (the recipes' locks keep their waiters in maps). Built on handler_holder, so it
 // behaves like the client's own operations: delivered on the handler's associated executor, never inline, with
 // outstanding work tracked on that executor until then, the cancellation slot cleared first, and the handler's
-// associated allocator used for its memory. Internal.
+// associated allocator used for its memory. Internal to zkwire, shared with the recipes on purpose
+// (docs/design.md#layers says what they share and why).
 //
 // As Asio's own operations do, the completion's memory comes from the handler's associated allocator and is
 // given back before the handler can run, so a handler may reuse it (e.g. a one-slot recycling allocator).
