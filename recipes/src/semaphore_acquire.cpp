@@ -32,6 +32,7 @@ class semaphore_task {
     mutex_options.data = self_->options().data;
     mutex_options.acl = self_->options().acl;
     mutex_options.safety_margin = self_->options().safety_margin;
+    mutex_options.guids = self_->options().guids;
     mutex_.emplace(*link_->target, child_path(self_->path(), "locks"), std::move(mutex_options));
     new_guid();
   }
@@ -53,7 +54,7 @@ class semaphore_task {
   }
 
  private:
-  void new_guid() { prefix_ = "_c_" + make_guid(naming::curator) + "-lease-"; }
+  void new_guid() { prefix_ = "_c_" + make_guid(naming::curator, self_->options().guids) + "-lease-"; }
 
   asio::awaitable<std::error_code> acquire_all() {
     while (static_cast<std::int32_t>(taken_.size()) < a_->count) {

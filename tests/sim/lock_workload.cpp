@@ -41,6 +41,10 @@ struct lock_workload::contender {
 
 lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options options)
     : world_(w), random_(seed ^ 0x5bd1e995ULL), options_(std::move(options)) {
+  // The guids' seeds are not drawn from random_, so that adding them left every seed's schedule as it was.
+  for (std::size_t p = 0; p < w.processes(); ++p) {
+    guids_.push_back(recipes::guid_source::seeded((seed << 8U) ^ (0xa0761d6478bd642fULL + p)));
+  }
   for (std::size_t p = 0; p < w.processes(); ++p) {
     for (std::size_t i = 0; i < options_.contenders_per_process; ++i) {
       auto c = std::make_unique<contender>();
@@ -60,6 +64,7 @@ lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options opti
 void lock_workload::make_lock(contender& c) {
   recipes::lock_options options;
   options.data = cat(c.name(), c.index);
+  options.guids = guids_[c.process];
   const auto kind = c.is == contender::role::reader   ? recipes::lock_kind::read
                     : c.is == contender::role::writer ? recipes::lock_kind::write
                                                       : recipes::lock_kind::exclusive;
@@ -84,6 +89,7 @@ lock_workload::~lock_workload() {
   // Handlers of operations the destroyed locks give up run later (posted), after this object is gone.
   alive_.reset();
   revoker_.reset();
+  forcer_.reset();
   for (auto& c : contenders_) {
     c->timer.reset();
     c->disturb.reset();
@@ -232,17 +238,55 @@ void lock_workload::granted(contender& c) {
 void lock_workload::fenced_write(contender& c) {
   if (c.now != contender::phase::holding) return;
   const std::int64_t token = c.lock->fencing_token();
+  const std::int64_t session = c.lock->session_id();
+  const std::string node = c.lock->node_path();
   const std::uint64_t op = begin_op();
   contender* self = &c;
   std::vector<multi_op> write{ops::set(options_.fenced, std::to_string(token))};
-  c.lock->async_guarded_multi(std::move(write), [this, self, op, token, alive = std::weak_ptr(alive_)](
+  c.lock->async_guarded_multi(std::move(write), [this, self, op, token, session, node, alive = std::weak_ptr(alive_)](
                                                     std::error_code ec, const std::vector<op_result>&) {
     if (alive.expired() || !end_op(op, "guarded multi")) return;
     world_.log().add(world_.now(),
                      cat("c", self->index, " guarded write of token ", token, " -> ", ec ? ec.message() : "applied"));
     if (!ec) ++fenced_writes_;
-    if (ec == recipes::lock_errc::lock_lost) ++fenced_refusals_;
+    if (ec != recipes::lock_errc::lock_lost) return;
+    // Refused by the server's check of our node: only a stale holder's write may be (the node is gone, or, were
+    // its name ever reused, another session's).
+    const znode* n = world_.zk().tree().find(node);
+    if (n != nullptr && n->owner == session) {
+      fail(cat("the guarded write of token ", token, " was refused while the server backs ", node));
+    }
+    ++fenced_refusals_;
   });
+}
+
+void lock_workload::force_unlock(sim_time extra) {
+  if (stopped_) return;
+  contender* victim = nullptr;
+  for (const auto& c : contenders_) {
+    if (!c->rw() && c->now == contender::phase::holding && c->lock->state() == recipes::lock_state::held) {
+      victim = c.get();
+    }
+  }
+  if (victim == nullptr) {  // nobody holds now: look again soon
+    forcer_ = world_.clock().make_wakeup(world_.server_executor(), [this, extra] { force_unlock(extra); });
+    forcer_->expires_at(world_.clock().now() + sim_time{100});
+    return;
+  }
+  const std::string node = victim->lock->node_path();
+  const std::size_t by = (victim->process + 1) % world_.processes();
+  const std::uint64_t op = begin_op();
+  forced_.insert(node);
+  world_.net().slow(victim->process, extra, world_.now() + sim_time{2500});
+  world_.log().add(world_.now(),
+                   cat("process ", by, " force-unlocks ", victim->name(), victim->index, " (", node, ")"));
+  world_.client(by).async_remove(node, any_version, [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
+    if (!alive.expired()) end_op(op, "forced delete");
+  });
+  // The victim's application writes the fenced resource shortly after (its path is slow: it has not heard yet).
+  victim->fence =
+      world_.clock().make_wakeup(world_.io(victim->process).get_executor(), [this, victim] { fenced_write(*victim); });
+  victim->fence->expires_at(world_.clock().now() + sim_time{static_cast<sim_time::rep>(random_() % 50)});
 }
 
 // After an expiry a service starts a new session on the same client, as the application would; the new session
@@ -265,6 +309,7 @@ void lock_workload::release(contender& c) {
   c.lock->async_release([this, self, op, alive = std::weak_ptr(alive_)](std::error_code ec) {
     if (alive.expired() || !end_op(op, "release")) return;
     world_.log().add(world_.now(), cat("c", self->index, " release -> ", ec ? ec.message() : "released"));
+    if (!ec) ++releases_;
     self->now = contender::phase::idle;
     schedule(*self, sim_time{static_cast<sim_time::rep>(random_() % 400)}, &lock_workload::acquire);
   });
@@ -337,7 +382,7 @@ void lock_workload::check_holders(const std::string& directory) {
     const bool backs = n != nullptr && n->owner == c->lock->session_id() && n->owner != 0;
     backed += backs ? 1 : 0;
     backed_writers += backs && excludes ? 1 : 0;
-    if (!world_.paused(c->process)) {
+    if (!world_.paused(c->process) && !forced_.contains(node)) {
       ++held;
       held_writers += excludes ? 1 : 0;
       // Held means the server cannot expire our session for at least the safety margin (a quarter of the session

@@ -65,6 +65,8 @@ struct semaphore_options {
   // As lock_options::metrics: also count this object's events here. One acquire of k leases is one event. The
   // internal mutex's own lock events are not counted.
   std::shared_ptr<lock_metrics> metrics;
+  // As lock_options::guids: the guids of our lease nodes and of the mutex's node.
+  guid_source guids;
 };
 
 namespace detail {
