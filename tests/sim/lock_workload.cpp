@@ -168,12 +168,20 @@ void lock_workload::acquire(contender& c) {
   c.op = op;
   world_.log().add(world_.now(), cat("c", c.index, " acquire (timeout ", timeout.count(), " ms)"));
   contender* self = &c;
+  const sim_time started = world_.now();
+  if (timeout.count() < 0) ++unbounded_acquires_;
   c.lock->async_acquire(
-      timeout, asio::bind_cancellation_slot(c.cancel.slot(), [this, self, op,
+      timeout, asio::bind_cancellation_slot(c.cancel.slot(), [this, self, op, timeout, started,
                                                               alive = std::weak_ptr(alive_)](std::error_code ec) {
         if (alive.expired() || !end_op(op, "acquire")) return;
         contender& me = *self;
         me.disturb.reset();
+        // A timeout is an answer about the time limit: never before it has passed.
+        if (ec == recipes::lock_errc::timeout && world_.now() - started < timeout) {
+          fail(cat("c", me.index, "'s acquire timed out after ", (world_.now() - started).count(), " ms of its ",
+                   timeout.count(), " ms"));
+        }
+        if (!ec && timeout.count() < 0) ++unbounded_grants_;
         world_.log().add(world_.now(), cat("c", me.index, " acquire -> ",
                                            ec ? ec.message() : cat("granted, token ", me.lock->fencing_token())));
         if (ec == condition::session_ended) renew_session(me.process);

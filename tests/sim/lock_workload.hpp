@@ -16,7 +16,7 @@
 //     writer's;
 //   - the fenced resource only ever sees non-decreasing tokens (a guarded write of a holder the server no longer
 //     backs must fail);
-//   - every completion handler runs exactly once;
+//   - every completion handler runs exactly once; an acquire never times out before its time limit has passed;
 // and at the end, once faults have stopped: every acquire completed within a bound, every revocation of a holder
 // was honoured (else that holder holds forever: a hang), no node is left in a lock directory, no client has a
 // pending request or a watch left.
@@ -76,6 +76,10 @@ class lock_workload {
   [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return violation_; }
   [[nodiscard]] std::size_t grants() const noexcept { return grants_; }
   [[nodiscard]] std::size_t releases() const noexcept { return releases_; }
+  // Acquires without a time limit, and those of them granted (the others met a session end, a cancellation or
+  // the destruction of their lock object).
+  [[nodiscard]] std::size_t unbounded_acquires() const noexcept { return unbounded_acquires_; }
+  [[nodiscard]] std::size_t unbounded_grants() const noexcept { return unbounded_grants_; }
   // What the run exercised (for the summary line): revocations honoured, guarded writes applied and refused (the
   // server's check of our node failed: lock_errc::lock_lost; each one checked to come from a holder the server no
   // longer backs), forced unlocks done.
@@ -122,6 +126,8 @@ class lock_workload {
   std::unique_ptr<wakeup> forcer_;  // force_unlock looking for a holder
   std::size_t grants_ = 0;
   std::size_t releases_ = 0;
+  std::size_t unbounded_acquires_ = 0;
+  std::size_t unbounded_grants_ = 0;
   std::size_t revocations_ = 0;
   std::set<std::string> forced_;  // nodes an operator deleted under their holder
   std::size_t fenced_writes_ = 0;
