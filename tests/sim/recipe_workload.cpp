@@ -219,7 +219,12 @@ void recipe_workload::acquired(actor& a, std::error_code ec) {
     // All or none: a multi-lock that did not get every member holds none of them.
     if (a.is == actor::kind::multi) {
       for (const auto& dir : a.order) {
-        const auto s = a.multi->member(dir)->state();
+        const recipes::lock* m = a.multi->member(dir);
+        if (m == nullptr) {
+          fail(cat(a.name(), " has no member lock on ", dir));
+          continue;
+        }
+        const auto s = m->state();
         if (s == recipes::lock_state::held || s == recipes::lock_state::uncertain) {
           fail(cat(a.name(), "'s acquire failed (", ec.message(), ") while its member on ", dir, " is ",
                    recipes::lock_state_name(s)));
@@ -348,9 +353,10 @@ void recipe_workload::check() {
   for (const auto& a : actors_) {
     if (a->is == actor::kind::multi && a->multi->state() == recipes::lock_state::held) {
       for (const auto& dir : a->order) {
-        if (a->multi->member(dir)->state() != recipes::lock_state::held) {
+        const recipes::lock* m = a->multi->member(dir);
+        if (m == nullptr || m->state() != recipes::lock_state::held) {
           fail(cat(a->name(), " is held while its member on ", dir, " is ",
-                   recipes::lock_state_name(a->multi->member(dir)->state())));
+                   m == nullptr ? "missing" : recipes::lock_state_name(m->state())));
         }
       }
     }
