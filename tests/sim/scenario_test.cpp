@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,7 +24,15 @@ using std::chrono::milliseconds;
 // A world of two processes on a standalone server (3 s sessions), with events at virtual times.
 class story {
  public:
-  story() : w_({.seed = 1, .processes = 2, .session_timeout = milliseconds(3000)}) {}
+  story() : w_({.seed = 1, .processes = 2, .session_timeout = milliseconds(3000), .trace_frames = true}) {}
+  story(const story&) = delete;
+  story& operator=(const story&) = delete;
+  story(story&&) = delete;
+  story& operator=(story&&) = delete;
+  // ZKWIRE_STORY_TRACE=1 prints every story's trace.
+  ~story() {
+    if (std::getenv("ZKWIRE_STORY_TRACE") != nullptr) std::printf("%s", w_.log().text().c_str());
+  }
 
   world& w() { return w_; }
   // Runs `fn` at virtual time `t` (from the start) on process p's executor, or the server's (never paused).
@@ -45,10 +55,12 @@ struct outcome {
 };
 
 // Seed 12: an outage of the authentication provider ends process 0's session on the client side (auth_failed)
-// while the server keeps it; the application starts a new session. A reader waiting behind a writer heard of the
-// session's end only through its watch's final delivery; it went on, listed on the NEW session, found its node (the
-// old session had not expired) and was granted when the writer released: held on a session its client had given
-// up. The fix (acquire.cpp, session_end_): a waiter's acquire ends with the session's end its watch reports.
+// while the server keeps it; the application starts a new session at once. A reader waiting behind a writer heard
+// of the session's end only through its watch's final delivery; it went on, listed on the NEW session, found its
+// node (the old session had not expired) and was granted when the writer released: held on a session its client
+// had given up. Fixed in acquire.cpp (session_end_): a waiter's acquire ends with the session's end its watch
+// reports. Today a second path ends it too (the waiter's listing, sent while the client is still auth_failed, fails
+// at once), so this story passes with either one removed; it fails if the waiter outlives its session.
 TEST(pinned_story, WaiterAcquireEndsWithTheSessionItsWatchReports) {
   story s;
   auto& w = s.w();
@@ -67,10 +79,17 @@ TEST(pinned_story, WaiterAcquireEndsWithTheSessionItsWatchReports) {
   std::int64_t first_session = 0;
   s.at(sim_time{500}, std::nullopt, [&] {
     first_session = w.client(0).session_id();
-    w.zk().auth_outage(w.now() + sim_time{400});
+    w.zk().auth_outage(w.now() + sim_time{60000});
     w.net().reset(0);
   });
-  s.at(sim_time{1200}, 0, [&] { w.client(0).async_new_session([](std::error_code) {}); });
+  // The application starts a new session as soon as it hears of auth_failed, and the provider is back by then.
+  bool renewed = false;
+  w.client(0).add_state_observer([&](const state_event& e) {
+    if (e.to != proto::session_state::auth_failed || renewed) return;
+    renewed = true;
+    w.zk().auth_outage(w.now());
+    w.client(0).async_new_session([](std::error_code) {});
+  });
   s.at(sim_time{1500}, 1, [&] { writer.async_release([](std::error_code) {}); });
   std::string violation;
   // The old session lives at the server until about 3.5 s: the story must play out before.
@@ -87,53 +106,7 @@ TEST(pinned_story, WaiterAcquireEndsWithTheSessionItsWatchReports) {
   EXPECT_TRUE(violation.empty()) << violation << "\n" << w.log().text();
   ASSERT_TRUE(read.ec.has_value()) << "the reader's acquire never ended\n" << w.log().text();
   EXPECT_EQ(*read.ec, condition::session_ended) << read.ec->message();
-  EXPECT_LT(read.at, sim_time{1200}) << "the acquire ended only after the new session started";
-}
-
-// Seed 1036: a lock object's last release left the directory quiet, so its next create's reply alone proves it
-// holds. The process paused right after sending that create (its reply waiting), past its session timeout; the
-// server expired the session and another process was granted. After the pause the 5 s old reply still granted the
-// first: a hold already lost, with a token older than the holder's. The fix (acquire.cpp, may_grant_now): a grant
-// needs a connected client and answers within the safety margin, else the acquire lists again.
-TEST(pinned_story, NoGrantOnAnswersOlderThanTheSafetyMargin) {
-  story s;
-  auto& w = s.w();
-  recipes::lock first(w.client(0), "/locks/x");
-  recipes::lock second(w.client(1), "/locks/x");
-  outcome warmup;
-  outcome again;
-  outcome other;
-  s.at(sim_time{50}, 0, [&] {
-    first.async_acquire(milliseconds(-1), [&](std::error_code ec) {
-      warmup.ec = ec;
-      if (!ec) first.async_release([](std::error_code) {});  // quiet: the next create's reply alone will prove it
-    });
-  });
-  s.at(sim_time{300}, 0, [&] {
-    first.async_acquire(milliseconds(-1), [&](std::error_code ec) {
-      again.ec = ec;
-      again.at = w.now();
-    });
-  });
-  // The create is on its way (its reply cannot arrive before 302 ms); the process stops for 5 s.
-  s.at(sim_time{301}, std::nullopt, [&] { w.pause(0, w.now() + sim_time{5000}); });
-  s.at(sim_time{3800}, 1, [&] { second.async_acquire(milliseconds(-1), [&](std::error_code ec) { other.ec = ec; }); });
-  std::string violation;
-  s.run(sim_time{9000}, [&] {
-    if (!violation.empty() || first.state() != recipes::lock_state::held || w.paused(0)) return;
-    const znode* n = w.zk().tree().find(first.node_path());
-    if (n == nullptr || n->owner != first.session_id()) {
-      violation = cat("held on ", first.node_path(), ", which the server no longer backs (at ", w.now().count(),
-                      " ms; the other holder: ", recipes::lock_state_name(second.state()), ")");
-    }
-  });
-  ASSERT_TRUE(warmup.ec.has_value() && !*warmup.ec) << "the first hold failed: the story did not start";
-  ASSERT_TRUE(other.ec.has_value() && !*other.ec) << "the second process was never granted: the session did not "
-                                                     "expire as the story needs\n"
-                                                  << w.log().text();
-  EXPECT_TRUE(violation.empty()) << violation << "\n" << w.log().text();
-  ASSERT_TRUE(again.ec.has_value()) << "the acquire never ended\n" << w.log().text();
-  EXPECT_TRUE(*again.ec) << "granted on a reply read 5 s late, after its session expired";
+  EXPECT_LT(read.at, sim_time{1500}) << "the acquire ended only after the writer released";
 }
 
 // Recipe seed 632 (and 93): a lock lost by the safety margin while its session lives on must delete its node, or the
@@ -160,15 +133,16 @@ TEST(pinned_story, LockLostWhileItsSessionLivesDeletesItsNodeEvenIfReleasedAtOnc
       session = l.session_id();
     });
   });
-  // Cut off for 2.4 s: longer than the safety margin allows (lost at 2.25 s after the last answer), shorter than the
-  // session timeout (the server expires it 3 s after the last frame it heard, which was before the cut).
-  s.at(sim_time{500}, std::nullopt, [&] { w.net().partition(0, true); });
-  s.at(sim_time{2900}, std::nullopt, [&] { w.net().partition(0, false); });
+  // A 2.4 s pause right after the idle client's ping was answered (about 1.09 s): longer than the safety margin
+  // allows (lost 2.25 s after the last answer), shorter than the session timeout (the server expires it 3 s after
+  // the last frame it heard). After the pause the client reconnects at once, to its session.
+  s.at(sim_time{1100}, std::nullopt, [&] { w.pause(0, w.now() + sim_time{2400}); });
   s.run(sim_time{8000}, [] {});
   ASSERT_TRUE(got.ec.has_value() && !*got.ec) << "never held: the story did not start";
   ASSERT_TRUE(lost) << "the lock was never lost: the story did not happen\n" << w.log().text();
-  ASSERT_EQ(w.client(0).session_id(), session) << "the session did not survive: the story needs it alive\n"
-                                               << w.log().text();
+  ASSERT_TRUE(w.client(0).session_id() == session && w.client(0).state() == proto::session_state::connected)
+      << "the session did not survive: the story needs it alive\n"
+      << w.log().text();
   EXPECT_EQ(w.zk().tree().find(node), nullptr)
       << node << " is still there, owned by a live session: every other contender waits behind it\n"
       << w.log().text();
