@@ -428,6 +428,12 @@ bool lock_workload::quiescent() const {
   return true;
 }
 
+std::size_t lock_workload::server_watches() const {
+  std::size_t n = 0;
+  for (std::size_t m = 0; m < world_.zk().members(); ++m) n += world_.zk().member(m).watches().size();
+  return n;
+}
+
 bool lock_workload::clean() const {
   for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
     if (!world_.zk().tree().children(*dir).empty()) return false;
@@ -435,7 +441,7 @@ bool lock_workload::clean() const {
   for (std::size_t p = 0; p < world_.processes(); ++p) {
     if (world_.client(p).pending_requests() != 0 || world_.client(p).watch_count() != 0) return false;
   }
-  return true;
+  return server_watches() == 0;
 }
 
 void lock_workload::check_end() {
@@ -454,6 +460,9 @@ void lock_workload::check_end() {
       fail(cat("process ", p, " keeps ", n, " watches at the end (every lock released, every acquire over)"));
     }
   }
+  // The server's side of it: a watch the client forgot (or never knew it had) still costs the server memory and
+  // fires at a client that no longer cares.
+  if (const auto n = server_watches(); n != 0) fail(cat(n, " watches left registered at the server"));
 }
 
 std::string lock_workload::status() const {

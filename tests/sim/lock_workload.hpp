@@ -106,6 +106,7 @@ class lock_workload {
   void check_holders(const std::string& directory);
   void renew_session(std::size_t process);
   void fail(std::string what);
+  [[nodiscard]] std::size_t server_watches() const;  // registered at any member
   std::uint64_t begin_op();
   bool end_op(std::uint64_t op, const char* what);
 

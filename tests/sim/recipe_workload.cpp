@@ -373,6 +373,12 @@ bool recipe_workload::quiescent() const {
          std::all_of(actors_.begin(), actors_.end(), [](const auto& a) { return a->now == actor::phase::idle; });
 }
 
+std::size_t recipe_workload::server_watches() const {
+  std::size_t n = 0;
+  for (std::size_t m = 0; m < world_.zk().members(); ++m) n += world_.zk().member(m).watches().size();
+  return n;
+}
+
 bool recipe_workload::clean() const {
   for (const auto& dir : {options_.semaphore + "/leases", options_.semaphore + "/locks", options_.dir_a, options_.dir_b,
                           options_.keeper}) {
@@ -381,7 +387,7 @@ bool recipe_workload::clean() const {
   for (std::size_t p = 0; p < world_.processes(); ++p) {
     if (world_.client(p).pending_requests() != 0 || world_.client(p).watch_count() != 0) return false;
   }
-  return true;
+  return server_watches() == 0;
 }
 
 void recipe_workload::check_end() {
@@ -397,6 +403,9 @@ void recipe_workload::check_end() {
     }
     if (const auto n = world_.client(p).watch_count(); n != 0) fail(cat("process ", p, " keeps ", n, " watches"));
   }
+  // The server's side of it: a watch the client forgot (or never knew it had) still costs the server memory and
+  // fires at a client that no longer cares.
+  if (const auto n = server_watches(); n != 0) fail(cat(n, " watches left registered at the server"));
 }
 
 std::string recipe_workload::status() const {

@@ -88,6 +88,7 @@ class recipe_workload {
   void check_semaphore();
   void renew_session(std::size_t process);
   void fail(std::string what);
+  [[nodiscard]] std::size_t server_watches() const;  // registered at any member
   std::uint64_t begin_op();
   bool end_op(std::uint64_t op, const char* what);
   [[nodiscard]] std::vector<std::string> directories() const;
