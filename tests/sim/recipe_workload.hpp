@@ -35,6 +35,14 @@
 
 namespace zkwire::sim {
 
+// Recipe schedules that once found a bug, replayed by recipe_simulation.PinnedSeeds (docs/simulation.md).
+//   93  a lock_keeper released (by its application) at the instant it was lost by the safety margin, its session
+//       alive: the lock forgot its node before starting its delete, the keeper stopped before its own, and the node
+//       stayed in everyone's way for as long as the session lived (every keeper hung). Fixed in lock_impl.cpp and
+//       semaphore_impl.cpp (on_lost starts the delete before anyone hears of the loss); pinned_story
+//       LockLostWhileItsSessionLivesDeletesItsNodeEvenIfReleasedAtOnce builds it on purpose.
+inline constexpr std::uint64_t recipe_pinned_seeds[] = {93};
+
 struct recipe_workload_options {
   std::string semaphore = "/sem";
   std::int32_t leases = 2;

@@ -108,5 +108,12 @@ TEST(recipe_simulation, SeededFaultSchedules) {
   }
 }
 
+TEST(recipe_simulation, PinnedSeeds) {
+  for (const std::uint64_t seed : recipe_pinned_seeds) {
+    const auto result = run_recipe_schedule(seed);
+    EXPECT_FALSE(result.violation) << "seed " << seed << ": " << *result.violation << "\n" << result.trace;
+  }
+}
+
 }  // namespace
 }  // namespace zkwire::sim
