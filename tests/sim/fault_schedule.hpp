@@ -5,6 +5,7 @@
 // discrete faults run on the server's executor, which is never paused.
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +17,12 @@
 #include "world.hpp"
 
 namespace zkwire::sim {
+
+// A number from the environment, or `fallback`.
+[[nodiscard]] inline std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* value = std::getenv(name);
+  return value ? std::strtoull(value, nullptr, 10) : fallback;
+}
 
 // Odd seeds run against a three-member ensemble whose followers lag, even seeds against a standalone server.
 [[nodiscard]] inline bool ensemble_seed(std::uint64_t seed) { return seed % 2 == 1; }

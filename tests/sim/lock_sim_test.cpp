@@ -29,11 +29,6 @@
 namespace zkwire::sim {
 namespace {
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 struct schedule_result {
   std::optional<std::string> violation;
   std::size_t grants = 0;

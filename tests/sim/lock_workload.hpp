@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle_ledger.hpp"
 #include "world.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -73,7 +74,7 @@ class lock_workload {
   // other.
   void force_unlock(sim_time extra);
 
-  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return violation_; }
+  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return ledger_.violation(); }
   [[nodiscard]] std::size_t grants() const noexcept { return grants_; }
   [[nodiscard]] std::size_t releases() const noexcept { return releases_; }
   // Acquires without a time limit, and those of them granted (the others met a session end, a cancellation or
@@ -105,19 +106,14 @@ class lock_workload {
   [[nodiscard]] bool revocable_busy() const;
   void check_holders(const std::string& directory);
   void renew_session(std::size_t process);
-  void fail(std::string what);
-  [[nodiscard]] std::size_t server_watches() const;  // registered at any member
-  std::uint64_t begin_op();
-  bool end_op(std::uint64_t op, const char* what);
 
   world& world_;
+  oracle_ledger ledger_;
   std::mt19937_64 random_;
   workload_options options_;
   std::vector<recipes::guid_source> guids_;  // one per process, seeded from the schedule: a seed names its nodes
   std::vector<std::unique_ptr<contender>> contenders_;
-  std::set<std::uint64_t> open_ops_;
   std::set<std::size_t> renewing_;  // processes starting a new session
-  std::uint64_t next_op_ = 1;
   bool stopped_ = false;
   std::int64_t last_token_ = 0;         // the newest exclusive grant's token (directory)
   std::int64_t last_rw_token_ = 0;      // the newest grant's token (rw_directory)
@@ -133,7 +129,6 @@ class lock_workload {
   std::set<std::string> forced_;  // nodes an operator deleted under their holder
   std::size_t fenced_writes_ = 0;
   std::size_t fenced_refusals_ = 0;
-  std::optional<std::string> violation_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // handlers that outlive the workload see it expired
 };
 

@@ -46,7 +46,7 @@ struct recipe_workload::actor {
 };
 
 recipe_workload::recipe_workload(world& w, std::uint64_t seed, recipe_workload_options options)
-    : world_(w), random_(seed ^ 0x27d4eb2f165667c5ULL), options_(std::move(options)) {
+    : world_(w), ledger_(w), random_(seed ^ 0x27d4eb2f165667c5ULL), options_(std::move(options)) {
   for (std::size_t p = 0; p < w.processes(); ++p) {
     guids_.push_back(recipes::guid_source::seeded((seed << 8U) ^ (0x8ebc6af09c88c6e3ULL + p)));
     for (const auto is : {actor::kind::semaphore, actor::kind::multi, actor::kind::plain, actor::kind::keeper}) {
@@ -113,26 +113,6 @@ void recipe_workload::make(actor& a) {
   }
 }
 
-void recipe_workload::fail(std::string what) {
-  if (violation_) return;
-  world_.log().add(world_.now(), cat("VIOLATION: ", what));
-  violation_ = std::move(what);
-}
-
-std::uint64_t recipe_workload::begin_op() {
-  const std::uint64_t op = next_op_++;
-  open_ops_.insert(op);
-  return op;
-}
-
-bool recipe_workload::end_op(std::uint64_t op, const char* what) {
-  if (open_ops_.erase(op) == 0) {
-    fail(cat(what, " completion handler ran twice (operation ", op, ")"));
-    return false;
-  }
-  return true;
-}
-
 void recipe_workload::schedule(actor& a, sim_time delay, void (recipe_workload::*action)(actor&)) {
   actor* target = &a;
   a.timer = world_.clock().make_wakeup(world_.io(a.process).get_executor(),
@@ -142,10 +122,10 @@ void recipe_workload::schedule(actor& a, sim_time delay, void (recipe_workload::
 
 void recipe_workload::start() {
   for (std::size_t p = 0; p < world_.processes(); ++p) {
-    const std::uint64_t op = begin_op();
+    const std::uint64_t op = ledger_.begin_op();
     world_.client(p).async_add_auth("ext", cat("process", p),
                                     [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
-                                      if (!alive.expired()) end_op(op, "add_auth");
+                                      if (!alive.expired()) ledger_.end_op(op, "add_auth");
                                     });
   }
   for (auto& a : actors_)
@@ -183,7 +163,7 @@ void recipe_workload::acquire(actor& a) {
   if (stopped_ || a.now != actor::phase::idle) return;
   static constexpr std::int64_t timeouts[] = {0, 300, 3000, -1};
   std::chrono::milliseconds timeout{timeouts[random_() % 4]};
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   a.now = actor::phase::acquiring;
   a.count = a.is == actor::kind::semaphore && random_() % 3 == 0 ? options_.leases : 1;
   // Several leases are taken one at a time, each under the mutex: two such acquires can each hold a lease the other
@@ -194,7 +174,7 @@ void recipe_workload::acquire(actor& a) {
                    cat(a.name(), " acquire (timeout ", timeout.count(), " ms", a.count > 1 ? ", all leases" : "", ")"));
   actor* self = &a;
   auto done = [this, self, op, alive = std::weak_ptr(alive_)](std::error_code ec) {
-    if (alive.expired() || !end_op(op, "acquire")) return;
+    if (alive.expired() || !ledger_.end_op(op, "acquire")) return;
     acquired(*self, ec);
   };
   switch (a.is) {
@@ -221,13 +201,13 @@ void recipe_workload::acquired(actor& a, std::error_code ec) {
       for (const auto& dir : a.order) {
         const recipes::lock* m = a.multi->member(dir);
         if (m == nullptr) {
-          fail(cat(a.name(), " has no member lock on ", dir));
+          ledger_.fail(cat(a.name(), " has no member lock on ", dir));
           continue;
         }
         const auto s = m->state();
         if (s == recipes::lock_state::held || s == recipes::lock_state::uncertain) {
-          fail(cat(a.name(), "'s acquire failed (", ec.message(), ") while its member on ", dir, " is ",
-                   recipes::lock_state_name(s)));
+          ledger_.fail(cat(a.name(), "'s acquire failed (", ec.message(), ") while its member on ", dir, " is ",
+                           recipes::lock_state_name(s)));
         }
       }
     }
@@ -269,10 +249,10 @@ void recipe_workload::keeper_event(actor& a, const recipes::lock_event& e) {
   const std::int64_t token = a.keeper->fencing_token();
   if (token == a.granted_token) return;  // the same grant, heard twice (listener and completion)
   if (e.from == recipes::lock_state::lost) {
-    if (!a.lost_since_grant) fail(cat(a.name(), " held again without hearing lost"));
+    if (!a.lost_since_grant) ledger_.fail(cat(a.name(), " held again without hearing lost"));
     ++counts_.keeper_regrants;
   }
-  if (token <= keeper_token_) fail(cat(a.name(), " granted token ", token, " after token ", keeper_token_));
+  if (token <= keeper_token_) ledger_.fail(cat(a.name(), " granted token ", token, " after token ", keeper_token_));
   keeper_token_ = std::max(keeper_token_, token);
   a.granted_token = token;
   a.lost_since_grant = false;
@@ -280,11 +260,11 @@ void recipe_workload::keeper_event(actor& a, const recipes::lock_event& e) {
 
 void recipe_workload::release(actor& a) {
   if (a.now != actor::phase::holding) return;
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   a.now = actor::phase::releasing;
   actor* self = &a;
   auto done = [this, self, op, alive = std::weak_ptr(alive_)](std::error_code ec) {
-    if (alive.expired() || !end_op(op, "release")) return;
+    if (alive.expired() || !ledger_.end_op(op, "release")) return;
     world_.log().add(world_.now(), cat(self->name(), " release -> ", ec ? ec.message() : "released"));
     self->now = actor::phase::idle;
     self->granted_token = 0;
@@ -323,8 +303,8 @@ void recipe_workload::check_exclusive(const std::string& directory) {
     held += world_.paused(a->process) ? std::size_t{0} : std::size_t{1};
     holders += cat(" ", a->name(), backs ? "(backed " : "(not backed ", l->node_path(), ")");
   }
-  if (backed > 1) fail(cat("two holders of ", directory, " backed by the server:", holders));
-  if (held > 1) fail(cat("two lock objects on ", directory, " in state held:", holders));
+  if (backed > 1) ledger_.fail(cat("two holders of ", directory, " backed by the server:", holders));
+  if (held > 1) ledger_.fail(cat("two lock objects on ", directory, " in state held:", holders));
 }
 
 void recipe_workload::check_semaphore() {
@@ -343,8 +323,8 @@ void recipe_workload::check_semaphore() {
     holders += cat(" ", a->name(), "(", leases.size(), backs ? " backed)" : " not backed)");
   }
   const auto limit = static_cast<std::size_t>(options_.leases);
-  if (backed > limit) fail(cat(backed, " leases backed by the server, of ", limit, ":", holders));
-  if (held > limit) fail(cat(held, " leases held by semaphore objects, of ", limit, ":", holders));
+  if (backed > limit) ledger_.fail(cat(backed, " leases backed by the server, of ", limit, ":", holders));
+  if (held > limit) ledger_.fail(cat(held, " leases held by semaphore objects, of ", limit, ":", holders));
 }
 
 void recipe_workload::check() {
@@ -355,28 +335,22 @@ void recipe_workload::check() {
       for (const auto& dir : a->order) {
         const recipes::lock* m = a->multi->member(dir);
         if (m == nullptr || m->state() != recipes::lock_state::held) {
-          fail(cat(a->name(), " is held while its member on ", dir, " is ",
-                   m == nullptr ? "missing" : recipes::lock_state_name(m->state())));
+          ledger_.fail(cat(a->name(), " is held while its member on ", dir, " is ",
+                           m == nullptr ? "missing" : recipes::lock_state_name(m->state())));
         }
       }
     }
     if (a->is == actor::kind::keeper && a->keeper->state() == recipes::lock_state::held &&
         a->keeper->fencing_token() != a->granted_token) {
-      fail(cat(a->name(), " is held on token ", a->keeper->fencing_token(),
-               " it was never granted (its grant: ", a->granted_token, ")"));
+      ledger_.fail(cat(a->name(), " is held on token ", a->keeper->fencing_token(),
+                       " it was never granted (its grant: ", a->granted_token, ")"));
     }
   }
 }
 
 bool recipe_workload::quiescent() const {
-  return open_ops_.empty() &&
+  return !ledger_.ops_open() &&
          std::all_of(actors_.begin(), actors_.end(), [](const auto& a) { return a->now == actor::phase::idle; });
-}
-
-std::size_t recipe_workload::server_watches() const {
-  std::size_t n = 0;
-  for (std::size_t m = 0; m < world_.zk().members(); ++m) n += world_.zk().member(m).watches().size();
-  return n;
 }
 
 bool recipe_workload::clean() const {
@@ -384,10 +358,7 @@ bool recipe_workload::clean() const {
                           options_.keeper}) {
     if (!world_.zk().tree().children(dir).empty()) return false;
   }
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    if (world_.client(p).pending_requests() != 0 || world_.client(p).watch_count() != 0) return false;
-  }
-  return server_watches() == 0;
+  return ledger_.clients_and_servers_clean();
 }
 
 void recipe_workload::check_end() {
@@ -395,17 +366,9 @@ void recipe_workload::check_end() {
                           options_.keeper}) {
     std::string names;
     for (const auto& n : world_.zk().tree().children(dir)) names += cat(" ", n);
-    if (!names.empty()) fail(cat("orphan nodes in ", dir, ":", names));
+    if (!names.empty()) ledger_.fail(cat("orphan nodes in ", dir, ":", names));
   }
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    if (const auto n = world_.client(p).pending_requests(); n != 0) {
-      fail(cat("process ", p, " has ", n, " pending requests at the end"));
-    }
-    if (const auto n = world_.client(p).watch_count(); n != 0) fail(cat("process ", p, " keeps ", n, " watches"));
-  }
-  // The server's side of it: a watch the client forgot (or never knew it had) still costs the server memory and
-  // fires at a client that no longer cares.
-  if (const auto n = server_watches(); n != 0) fail(cat(n, " watches left registered at the server"));
+  ledger_.check_clients_and_servers_clean();
 }
 
 std::string recipe_workload::status() const {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle_ledger.hpp"
 #include "world.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -80,7 +81,7 @@ class recipe_workload {
   [[nodiscard]] bool clean() const;
   void check_end();
 
-  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return violation_; }
+  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return ledger_.violation(); }
   [[nodiscard]] const recipe_counts& counts() const noexcept { return counts_; }
   [[nodiscard]] std::string status() const;
 
@@ -95,24 +96,18 @@ class recipe_workload {
   void check_exclusive(const std::string& directory);
   void check_semaphore();
   void renew_session(std::size_t process);
-  void fail(std::string what);
-  [[nodiscard]] std::size_t server_watches() const;  // registered at any member
-  std::uint64_t begin_op();
-  bool end_op(std::uint64_t op, const char* what);
   [[nodiscard]] std::vector<std::string> directories() const;
 
   world& world_;
+  oracle_ledger ledger_;
   std::mt19937_64 random_;
   recipe_workload_options options_;
   std::vector<recipes::guid_source> guids_;
   std::vector<std::unique_ptr<actor>> actors_;
-  std::set<std::uint64_t> open_ops_;
-  std::uint64_t next_op_ = 1;
   bool stopped_ = false;
   std::int64_t keeper_token_ = 0;   // the newest keeper grant's token
   std::unique_ptr<wakeup> pauser_;  // pause_keeper_holder looking for a holder
   recipe_counts counts_;
-  std::optional<std::string> violation_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 

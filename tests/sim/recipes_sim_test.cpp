@@ -18,11 +18,6 @@
 namespace zkwire::sim {
 namespace {
 
-std::uint64_t recipe_env_number(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 struct recipe_result {
   std::optional<std::string> violation;
   recipe_counts counts;
@@ -80,10 +75,9 @@ TEST(recipe_simulation, SeededFaultSchedules) {
     EXPECT_FALSE(result.violation) << *result.violation;
     return;
   }
-  const std::uint64_t first = recipe_env_number("ZKWIRE_SIM_FIRST_SEED", 1);
-  const std::uint64_t count =
-      recipe_env_number("ZKWIRE_SIM_RECIPE_SCHEDULES",
-                        std::max<std::uint64_t>(10, recipe_env_number("ZKWIRE_SIM_ENTRY_SCHEDULES", 5000) / 10));
+  const std::uint64_t first = env_number("ZKWIRE_SIM_FIRST_SEED", 1);
+  const std::uint64_t count = env_number(
+      "ZKWIRE_SIM_RECIPE_SCHEDULES", std::max<std::uint64_t>(10, env_number("ZKWIRE_SIM_ENTRY_SCHEDULES", 5000) / 10));
   recipe_counts total;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     const auto r = run_recipe_schedule(seed);
