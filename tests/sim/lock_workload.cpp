@@ -100,21 +100,11 @@ lock_workload::~lock_workload() {
 
 void lock_workload::schedule(contender& c, sim_time delay, void (lock_workload::*action)(contender&)) {
   contender* target = &c;
-  c.timer = world_.clock().make_wakeup(world_.io(c.process).get_executor(),
-                                       [this, target, action] { (this->*action)(*target); });
-  c.timer->expires_at(world_.clock().now() + delay);
+  c.timer = ledger_.after(c.process, delay, [this, target, action] { (this->*action)(*target); });
 }
 
 void lock_workload::start() {
-  // Every process authenticates with the "ext" scheme (replayed on every reconnect and new session), so an outage
-  // of that provider ends sessions on the client side only (see the fault schedule).
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    const std::uint64_t op = ledger_.begin_op();
-    world_.client(p).async_add_auth("ext", cat("process", p),
-                                    [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
-                                      if (!alive.expired()) ledger_.end_op(op, "add_auth");
-                                    });
-  }
+  ledger_.authenticate_all(alive_);
   for (auto& c : contenders_)
     schedule(*c, sim_time{static_cast<sim_time::rep>(random_() % 200)}, &lock_workload::acquire);
   create_fenced();
@@ -427,19 +417,7 @@ void lock_workload::check_end() {
 }
 
 std::string lock_workload::status() const {
-  std::string out;
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    auto& c = world_.client(p);
-    out += cat("process ", p, ": session 0x", std::hex, c.session_id(), std::dec, " ",
-               proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending, ", c.watch_count(),
-               " watches\n");
-  }
-  for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
-    for (const auto& name : world_.zk().tree().children(*dir)) {
-      const znode* n = world_.zk().tree().find(*dir + "/" + name);
-      out += cat("node ", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ", n ? n->data : "", "\n");
-    }
-  }
+  std::string out = ledger_.status({options_.directory, options_.rw_directory});
   for (const auto& c : contenders_) {
     out += cat(c->name(), c->index, ": ", recipes::lock_state_name(c->lock->state()), " phase ",
                static_cast<int>(c->now), "\n");

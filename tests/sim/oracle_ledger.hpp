@@ -4,9 +4,12 @@
 // the end's check of what clients and servers still hold.
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "text.hpp"
 #include "world.hpp"
@@ -40,6 +43,24 @@ class oracle_ledger {
   }
   [[nodiscard]] bool ops_open() const noexcept { return !open_ops_.empty(); }
 
+  // Every process authenticates with the "ext" scheme (replayed on every reconnect and new session), so an outage of
+  // that provider ends sessions on the client side only (fault_schedule.hpp). `alive` expires with the workload.
+  void authenticate_all(const std::weak_ptr<int>& alive) {
+    for (std::size_t p = 0; p < world_.processes(); ++p) {
+      const std::uint64_t op = begin_op();
+      world_.client(p).async_add_auth("ext", cat("process", p), [this, op, alive](std::error_code) {
+        if (!alive.expired()) end_op(op, "add_auth");
+      });
+    }
+  }
+
+  // `fn` on process p's executor after `delay` (paused with the process), for as long as the wakeup lives.
+  [[nodiscard]] std::unique_ptr<wakeup> after(std::size_t p, sim_time delay, std::function<void()> fn) {
+    auto w = world_.clock().make_wakeup(world_.io(p).get_executor(), std::move(fn));
+    w->expires_at(world_.clock().now() + delay);
+    return w;
+  }
+
   // No client has a pending request or a watch, and no server member has a watch registered.
   [[nodiscard]] bool clients_and_servers_clean() const {
     for (std::size_t p = 0; p < world_.processes(); ++p) {
@@ -60,6 +81,25 @@ class oracle_ledger {
     // The server's side of it: a watch the client forgot (or never knew it had) still costs the server memory and
     // fires at a client that no longer cares.
     if (const auto n = server_watches(); n != 0) fail(cat(n, " watches left registered at the server"));
+  }
+
+  // For a hang's report: each process's session and what it still holds, and the nodes left in `directories`.
+  [[nodiscard]] std::string status(const std::vector<std::string>& directories) const {
+    std::string out;
+    for (std::size_t p = 0; p < world_.processes(); ++p) {
+      auto& c = world_.client(p);
+      out += cat("process ", p, ": session 0x", std::hex, c.session_id(), std::dec, " ",
+                 proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending, ", c.watch_count(),
+                 " watches\n");
+    }
+    for (const auto& dir : directories) {
+      for (const auto& name : world_.zk().tree().children(dir)) {
+        const znode* n = world_.zk().tree().find(dir + "/" + name);
+        out += cat("node ", dir, "/", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ",
+                   n ? n->data : "", "\n");
+      }
+    }
+    return out;
   }
 
  private:

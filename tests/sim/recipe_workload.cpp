@@ -115,19 +115,11 @@ void recipe_workload::make(actor& a) {
 
 void recipe_workload::schedule(actor& a, sim_time delay, void (recipe_workload::*action)(actor&)) {
   actor* target = &a;
-  a.timer = world_.clock().make_wakeup(world_.io(a.process).get_executor(),
-                                       [this, target, action] { (this->*action)(*target); });
-  a.timer->expires_at(world_.clock().now() + delay);
+  a.timer = ledger_.after(a.process, delay, [this, target, action] { (this->*action)(*target); });
 }
 
 void recipe_workload::start() {
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    const std::uint64_t op = ledger_.begin_op();
-    world_.client(p).async_add_auth("ext", cat("process", p),
-                                    [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
-                                      if (!alive.expired()) ledger_.end_op(op, "add_auth");
-                                    });
-  }
+  ledger_.authenticate_all(alive_);
   for (auto& a : actors_)
     schedule(*a, sim_time{static_cast<sim_time::rep>(random_() % 200)}, &recipe_workload::acquire);
 }
@@ -372,21 +364,8 @@ void recipe_workload::check_end() {
 }
 
 std::string recipe_workload::status() const {
-  std::string out;
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    auto& c = world_.client(p);
-    out += cat("process ", p, ": session 0x", std::hex, c.session_id(), std::dec, " ",
-               proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending, ", c.watch_count(),
-               " watches\n");
-  }
-  for (const auto& dir : {options_.semaphore + "/leases", options_.semaphore + "/locks", options_.dir_a, options_.dir_b,
-                          options_.keeper}) {
-    for (const auto& name : world_.zk().tree().children(dir)) {
-      const znode* n = world_.zk().tree().find(dir + "/" + name);
-      out += cat("node ", dir, "/", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ", n ? n->data : "",
-                 "\n");
-    }
-  }
+  std::string out = ledger_.status(
+      {options_.semaphore + "/leases", options_.semaphore + "/locks", options_.dir_a, options_.dir_b, options_.keeper});
   for (const auto& a : actors_) {
     out += cat(a->name(), ": ", recipes::lock_state_name(a->state()), " phase ", static_cast<int>(a->now), "\n");
   }
