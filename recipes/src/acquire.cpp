@@ -147,7 +147,9 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   [[nodiscard]] attempt* a() noexcept { return this; }
   [[nodiscard]] const attempt* a() const noexcept { return this; }
 
-  void new_guid() { prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format())); }
+  void new_guid() {
+    prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format(), self_->guids()));
+  }
 
   // The client, or null once it is gone (closed or destroyed).
   [[nodiscard]] client* live_client() const { return self_->link()->get(); }

@@ -46,6 +46,7 @@ lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_opti
       reentrant_(options.reentrant),
       data_(shared_data(std::move(options.data))),
       acl_(shared_acl(std::move(options.acl))),
+      guids_(std::move(options.guids)),
       metrics_(std::move(options.metrics), clock(), directory_, kind_) {}
 
 // --- acquire ---
@@ -177,13 +178,15 @@ void lock_impl::on_lost(std::error_code reason) {
   ++generation_;
   cancel_margin_timer();
   metrics_.hold_ended(reason);
-  set_state(lock_state::lost, reason);
-  lost_signal_.emit(asio::cancellation_type::terminal);
-  lost_waiters_.finish_all(lock_errc::lock_lost);
   // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
+  // Started before anyone hears of the loss: a listener may release the lost lock at once (a lock_keeper does),
+  // which forgets the node, and a session that lives on would keep it in everyone's way.
   if (node_ && reason != server_error::no_node) {
     asio::co_spawn(executor(), delete_until_gone(link_, node_->path), asio::detached);
   }
+  set_state(lock_state::lost, reason);
+  lost_signal_.emit(asio::cancellation_type::terminal);
+  lost_waiters_.finish_all(lock_errc::lock_lost);
 }
 
 // --- release ---

@@ -104,6 +104,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
   // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
   [[nodiscard]] naming name_format() const noexcept { return name_format_; }
+  [[nodiscard]] const guid_source& guids() const noexcept { return guids_; }
   [[nodiscard]] const std::string& data() const noexcept { return *data_; }
   [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
@@ -138,6 +139,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   bool own_watch_armed_ = false;  // here, not with the hold's state below: one word for the flags
   std::shared_ptr<const std::string> data_;
   std::shared_ptr<const std::vector<zkwire::acl>> acl_;
+  guid_source guids_;  // empty (the default random source) unless seeded
   std::weak_ptr<lock_impl> sibling_;
 
   std::size_t holds_ = 0;

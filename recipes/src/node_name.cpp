@@ -104,15 +104,31 @@ std::mt19937_64& random_engine() {
   return engine;
 }
 
-std::string random_hex(std::size_t digits) {
+std::string random_hex(std::size_t digits, const guid_source& source) {
   static constexpr std::string_view hex = "0123456789abcdef";
   std::string s(digits, '0');
-  std::uniform_int_distribution<int> nibble(0, 15);
-  for (auto& c : s) c = hex[static_cast<std::size_t>(nibble(random_engine()))];
+  std::uint64_t bits = 0;
+  for (std::size_t i = 0; i < digits; ++i) {
+    if (i % 16 == 0) bits = source.next();
+    s[i] = hex[bits & 0xfU];
+    bits >>= 4U;
+  }
   return s;
 }
 
 }  // namespace
+
+struct guid_source::engine {
+  std::mt19937_64 bits;
+};
+
+guid_source guid_source::seeded(std::uint64_t seed) {
+  guid_source source;
+  source.engine_ = std::make_shared<engine>(engine{std::mt19937_64(seed)});
+  return source;
+}
+
+std::uint64_t guid_source::next() const { return engine_ ? engine_->bits() : random_engine()(); }
 
 std::string_view contender_kind_name(contender_kind kind) noexcept {
   switch (kind) {
@@ -205,9 +221,9 @@ std::vector<node_name> sort_in_lock_order(const std::vector<std::string>& childr
   return parsed;
 }
 
-std::string make_guid(naming format) {
-  if (format == naming::kazoo) return random_hex(32);
-  std::string hex = random_hex(32);
+std::string make_guid(naming format, const guid_source& source) {
+  if (format == naming::kazoo) return random_hex(32, source);
+  std::string hex = random_hex(32, source);
   hex[12] = '4';                                            // version 4
   hex[16] = "89ab"[static_cast<std::size_t>(hex[16] % 4)];  // RFC 4122 variant
   return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +

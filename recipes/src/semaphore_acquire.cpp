@@ -33,6 +33,7 @@ class semaphore_task {
     mutex_options.data = self_->options().data;
     mutex_options.acl = self_->options().acl;
     mutex_options.safety_margin = self_->options().safety_margin;
+    mutex_options.guids = self_->options().guids;
     mutex_.emplace(*link_->target, proto::child_path(self_->path(), "locks"), std::move(mutex_options));
     new_guid();
   }
@@ -54,7 +55,7 @@ class semaphore_task {
   }
 
  private:
-  void new_guid() { prefix_ = lease_prefix(make_guid(naming::curator)); }
+  void new_guid() { prefix_ = lease_prefix(make_guid(naming::curator, self_->options().guids)); }
 
   asio::awaitable<std::error_code> acquire_all() {
     while (static_cast<std::int32_t>(taken_.size()) < a_->count) {

@@ -107,10 +107,11 @@ void semaphore_impl::on_lost(std::error_code reason) {
   ++generation_;
   cancel_margin_timer();
   metrics_.hold_ended(reason);
+  // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
+  // Started before anyone hears of the loss: a listener that releases at once makes us forget the leases.
+  for (const auto& lease : leases_) asio::co_spawn(executor(), delete_until_gone(link_, lease.path), asio::detached);
   set_state(lock_state::lost, reason);
   lost_waiters_.finish_all(lock_errc::lock_lost);
-  // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
-  for (const auto& lease : leases_) asio::co_spawn(executor(), delete_until_gone(link_, lease.path), asio::detached);
 }
 
 // --- release ---

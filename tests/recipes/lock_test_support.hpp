@@ -13,7 +13,9 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,10 +32,22 @@ inline std::unique_ptr<client> new_client(asio::io_context& io, const std::strin
   return std::make_unique<client>(io.get_executor(), client_options_for(servers, session_timeout));
 }
 
-// Child names of `dir`; empty if it does not exist.
-inline asio::awaitable<std::vector<std::string>> children_of(client& c, std::string dir) {
+// Child names of `dir`, empty if it does not exist (a released lock's directory may be reaped: it is a container);
+// nullopt if it could not be listed (connection loss, no permission, ...), which says nothing about what is left.
+inline asio::awaitable<std::optional<std::vector<std::string>>> try_children_of(client& c, std::string dir) {
   auto [ec, r] = co_await c.async_get_children(std::move(dir), tuple_awaitable);
-  co_return ec ? std::vector<std::string>{} : r.children;
+  if (ec == server_error::no_node) co_return std::vector<std::string>{};
+  if (ec) co_return std::nullopt;
+  co_return std::move(r.children);
+}
+
+// Child names of `dir`, empty if it does not exist. A listing that fails throws (the test fails with the reason):
+// "nothing left behind" must never pass because the check could not look.
+inline asio::awaitable<std::vector<std::string>> children_of(client& c, std::string dir) {
+  auto [ec, r] = co_await c.async_get_children(dir, tuple_awaitable);
+  if (ec == server_error::no_node) co_return std::vector<std::string>{};
+  if (ec) throw std::runtime_error("could not list " + dir + ": " + ec.message());
+  co_return std::move(r.children);
 }
 
 // Checks that `node_path` is `dir`'s only child (a lock's node, and nothing left beside it).
@@ -48,7 +62,8 @@ inline asio::awaitable<bool> wait_for_children(client& c, std::string dir, std::
                                                std::chrono::milliseconds timeout = 10s) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if ((co_await children_of(c, dir)).size() == count) co_return true;
+    const auto children = co_await try_children_of(c, dir);  // a failed listing: look again
+    if (children && children->size() == count) co_return true;
     if (std::chrono::steady_clock::now() > deadline) co_return false;
     co_await sleep_for(20ms);
   }

@@ -191,6 +191,21 @@ TEST(node_name, MakesCuratorAndKazooNames) {
   EXPECT_EQ(lease_prefix(uuid), "_c_" + uuid + "-lease-");
 }
 
+// A seeded source replays its guids (lock_options::guids, for a run that must replay exactly); copies share one
+// sequence; the default source stays random.
+TEST(node_name, SeededGuidSourcesReplayTheirGuids) {
+  const auto a = guid_source::seeded(42);
+  const auto b = guid_source::seeded(42);
+  const auto first = make_guid(naming::curator, a);
+  EXPECT_EQ(make_guid(naming::curator, b), first);
+  EXPECT_EQ(first[14], '4');
+  const auto copy = a;
+  EXPECT_NE(make_guid(naming::curator, copy), first) << "a copy goes on with the same sequence";
+  EXPECT_NE(make_guid(naming::kazoo, guid_source::seeded(43)), make_guid(naming::kazoo, guid_source::seeded(42)));
+  EXPECT_FALSE(guid_source{}.is_seeded());
+  EXPECT_NE(make_guid(naming::curator, guid_source{}), make_guid(naming::curator, guid_source{}));
+}
+
 TEST(node_name, OurOwnNamesParseBackWithTheirGuid) {
   for (const auto format : {naming::curator, naming::kazoo}) {
     for (const auto kind : {lock_kind::exclusive, lock_kind::read, lock_kind::write}) {

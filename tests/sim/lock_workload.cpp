@@ -40,7 +40,11 @@ struct lock_workload::contender {
 };
 
 lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options options)
-    : world_(w), random_(seed ^ 0x5bd1e995ULL), options_(std::move(options)) {
+    : world_(w), ledger_(w), random_(seed ^ 0x5bd1e995ULL), options_(std::move(options)) {
+  // The guids' seeds are not drawn from random_, so that adding them left every seed's schedule as it was.
+  for (std::size_t p = 0; p < w.processes(); ++p) {
+    guids_.push_back(recipes::guid_source::seeded((seed << 8U) ^ (0xa0761d6478bd642fULL + p)));
+  }
   for (std::size_t p = 0; p < w.processes(); ++p) {
     for (std::size_t i = 0; i < options_.contenders_per_process; ++i) {
       auto c = std::make_unique<contender>();
@@ -60,6 +64,7 @@ lock_workload::lock_workload(world& w, std::uint64_t seed, workload_options opti
 void lock_workload::make_lock(contender& c) {
   recipes::lock_options options;
   options.data = cat(c.name(), c.index);
+  options.guids = guids_[c.process];
   const auto kind = c.is == contender::role::reader   ? recipes::lock_kind::read
                     : c.is == contender::role::writer ? recipes::lock_kind::write
                                                       : recipes::lock_kind::exclusive;
@@ -84,6 +89,7 @@ lock_workload::~lock_workload() {
   // Handlers of operations the destroyed locks give up run later (posted), after this object is gone.
   alive_.reset();
   revoker_.reset();
+  forcer_.reset();
   for (auto& c : contenders_) {
     c->timer.reset();
     c->disturb.reset();
@@ -92,43 +98,13 @@ lock_workload::~lock_workload() {
   }
 }
 
-void lock_workload::fail(std::string what) {
-  if (violation_) return;
-  world_.log().add(world_.now(), cat("VIOLATION: ", what));
-  violation_ = std::move(what);
-}
-
-std::uint64_t lock_workload::begin_op() {
-  const std::uint64_t op = next_op_++;
-  open_ops_.insert(op);
-  return op;
-}
-
-bool lock_workload::end_op(std::uint64_t op, const char* what) {
-  if (open_ops_.erase(op) == 0) {
-    fail(cat(what, " completion handler ran twice (operation ", op, ")"));
-    return false;
-  }
-  return true;
-}
-
 void lock_workload::schedule(contender& c, sim_time delay, void (lock_workload::*action)(contender&)) {
   contender* target = &c;
-  c.timer = world_.clock().make_wakeup(world_.io(c.process).get_executor(),
-                                       [this, target, action] { (this->*action)(*target); });
-  c.timer->expires_at(world_.clock().now() + delay);
+  c.timer = ledger_.after(c.process, delay, [this, target, action] { (this->*action)(*target); });
 }
 
 void lock_workload::start() {
-  // Every process authenticates with the "ext" scheme (replayed on every reconnect and new session), so an outage
-  // of that provider ends sessions on the client side only (see the fault schedule).
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    const std::uint64_t op = begin_op();
-    world_.client(p).async_add_auth("ext", cat("process", p),
-                                    [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
-                                      if (!alive.expired()) end_op(op, "add_auth");
-                                    });
-  }
+  ledger_.authenticate_all(alive_);
   for (auto& c : contenders_)
     schedule(*c, sim_time{static_cast<sim_time::rep>(random_() % 200)}, &lock_workload::acquire);
   create_fenced();
@@ -141,10 +117,10 @@ void lock_workload::start() {
 // The fenced resource, made with a plain create from process 0 (retried until it exists; guarded writes before
 // that fail with no_node, which the oracle accepts).
 void lock_workload::create_fenced() {
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   world_.client(0).async_create(options_.fenced, "0",
                                 [this, op, alive = std::weak_ptr(alive_)](std::error_code ec, const create_result&) {
-                                  if (alive.expired() || !end_op(op, "create")) return;
+                                  if (alive.expired() || !ledger_.end_op(op, "create")) return;
                                   if (!ec || ec == server_error::node_exists || stopped_) return;
                                   if (ec == condition::session_ended) renew_session(0);
                                   create_fenced();
@@ -157,17 +133,25 @@ void lock_workload::acquire(contender& c) {
   if (stopped_ || c.now != contender::phase::idle) return;
   static constexpr std::int64_t timeouts[] = {0, 300, 3000, -1};
   const std::chrono::milliseconds timeout{options_.calm ? -1 : timeouts[random_() % 4]};
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   c.now = contender::phase::acquiring;
   c.op = op;
   world_.log().add(world_.now(), cat("c", c.index, " acquire (timeout ", timeout.count(), " ms)"));
   contender* self = &c;
+  const sim_time started = world_.now();
+  if (timeout.count() < 0) ++unbounded_acquires_;
   c.lock->async_acquire(
-      timeout, asio::bind_cancellation_slot(c.cancel.slot(), [this, self, op,
+      timeout, asio::bind_cancellation_slot(c.cancel.slot(), [this, self, op, timeout, started,
                                                               alive = std::weak_ptr(alive_)](std::error_code ec) {
-        if (alive.expired() || !end_op(op, "acquire")) return;
+        if (alive.expired() || !ledger_.end_op(op, "acquire")) return;
         contender& me = *self;
         me.disturb.reset();
+        // A timeout is an answer about the time limit: never before it has passed.
+        if (ec == recipes::lock_errc::timeout && world_.now() - started < timeout) {
+          ledger_.fail(cat("c", me.index, "'s acquire timed out after ", (world_.now() - started).count(),
+                           " ms of its ", timeout.count(), " ms"));
+        }
+        if (!ec && timeout.count() < 0) ++unbounded_grants_;
         world_.log().add(world_.now(), cat("c", me.index, " acquire -> ",
                                            ec ? ec.message() : cat("granted, token ", me.lock->fencing_token())));
         if (ec == condition::session_ended) renew_session(me.process);
@@ -203,14 +187,14 @@ void lock_workload::granted(contender& c) {
   // earlier write grant (readers granted together may complete in any order).
   if (c.is == contender::role::reader) {
     if (token <= last_writer_token_)
-      fail(cat("read lock token ", token, " granted after write token ", last_writer_token_));
+      ledger_.fail(cat("read lock token ", token, " granted after write token ", last_writer_token_));
     last_rw_token_ = std::max(last_rw_token_, token);
   } else if (c.is == contender::role::writer) {
-    if (token <= last_rw_token_) fail(cat("write lock token ", token, " granted after token ", last_rw_token_));
+    if (token <= last_rw_token_) ledger_.fail(cat("write lock token ", token, " granted after token ", last_rw_token_));
     last_rw_token_ = std::max(last_rw_token_, token);
     last_writer_token_ = token;
   } else {
-    if (token <= last_token_) fail(cat("fencing token ", token, " granted after ", last_token_));
+    if (token <= last_token_) ledger_.fail(cat("fencing token ", token, " granted after ", last_token_));
     last_token_ = std::max(last_token_, token);
   }
   c.now = contender::phase::holding;
@@ -232,17 +216,55 @@ void lock_workload::granted(contender& c) {
 void lock_workload::fenced_write(contender& c) {
   if (c.now != contender::phase::holding) return;
   const std::int64_t token = c.lock->fencing_token();
-  const std::uint64_t op = begin_op();
+  const std::int64_t session = c.lock->session_id();
+  const std::string node = c.lock->node_path();
+  const std::uint64_t op = ledger_.begin_op();
   contender* self = &c;
   std::vector<multi_op> write{ops::set(options_.fenced, std::to_string(token))};
-  c.lock->async_guarded_multi(std::move(write), [this, self, op, token, alive = std::weak_ptr(alive_)](
+  c.lock->async_guarded_multi(std::move(write), [this, self, op, token, session, node, alive = std::weak_ptr(alive_)](
                                                     std::error_code ec, const std::vector<op_result>&) {
-    if (alive.expired() || !end_op(op, "guarded multi")) return;
+    if (alive.expired() || !ledger_.end_op(op, "guarded multi")) return;
     world_.log().add(world_.now(),
                      cat("c", self->index, " guarded write of token ", token, " -> ", ec ? ec.message() : "applied"));
     if (!ec) ++fenced_writes_;
-    if (ec == recipes::lock_errc::lock_lost) ++fenced_refusals_;
+    if (ec != recipes::lock_errc::lock_lost) return;
+    // Refused by the server's check of our node: only a stale holder's write may be (the node is gone, or, were
+    // its name ever reused, another session's).
+    const znode* n = world_.zk().tree().find(node);
+    if (n != nullptr && n->owner == session) {
+      ledger_.fail(cat("the guarded write of token ", token, " was refused while the server backs ", node));
+    }
+    ++fenced_refusals_;
   });
+}
+
+void lock_workload::force_unlock(sim_time extra) {
+  if (stopped_) return;
+  contender* victim = nullptr;
+  for (const auto& c : contenders_) {
+    if (!c->rw() && c->now == contender::phase::holding && c->lock->state() == recipes::lock_state::held) {
+      victim = c.get();
+    }
+  }
+  if (victim == nullptr) {  // nobody holds now: look again soon
+    forcer_ = world_.clock().make_wakeup(world_.server_executor(), [this, extra] { force_unlock(extra); });
+    forcer_->expires_at(world_.clock().now() + sim_time{100});
+    return;
+  }
+  const std::string node = victim->lock->node_path();
+  const std::size_t by = (victim->process + 1) % world_.processes();
+  const std::uint64_t op = ledger_.begin_op();
+  forced_.insert(node);
+  world_.net().slow(victim->process, extra, world_.now() + sim_time{2500});
+  world_.log().add(world_.now(),
+                   cat("process ", by, " force-unlocks ", victim->name(), victim->index, " (", node, ")"));
+  world_.client(by).async_remove(node, any_version, [this, op, alive = std::weak_ptr(alive_)](std::error_code) {
+    if (!alive.expired()) ledger_.end_op(op, "forced delete");
+  });
+  // The victim's application writes the fenced resource shortly after (its path is slow: it has not heard yet).
+  victim->fence =
+      world_.clock().make_wakeup(world_.io(victim->process).get_executor(), [this, victim] { fenced_write(*victim); });
+  victim->fence->expires_at(world_.clock().now() + sim_time{static_cast<sim_time::rep>(random_() % 50)});
 }
 
 // After an expiry a service starts a new session on the same client, as the application would; the new session
@@ -259,12 +281,13 @@ void lock_workload::renew_session(std::size_t process) {
 void lock_workload::release(contender& c) {
   if (c.now != contender::phase::holding) return;
   c.fence.reset();
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   c.now = contender::phase::releasing;
   contender* self = &c;
   c.lock->async_release([this, self, op, alive = std::weak_ptr(alive_)](std::error_code ec) {
-    if (alive.expired() || !end_op(op, "release")) return;
+    if (alive.expired() || !ledger_.end_op(op, "release")) return;
     world_.log().add(world_.now(), cat("c", self->index, " release -> ", ec ? ec.message() : "released"));
+    if (!ec) ++releases_;
     self->now = contender::phase::idle;
     schedule(*self, sim_time{static_cast<sim_time::rep>(random_() % 400)}, &lock_workload::acquire);
   });
@@ -296,24 +319,24 @@ void lock_workload::schedule_revoker(sim_time delay) {
 void lock_workload::revoke_tick() {
   const std::size_t p = random_() % world_.processes();
   auto& c = world_.client(p);
-  const std::uint64_t op = begin_op();
+  const std::uint64_t op = ledger_.begin_op();
   const auto again = [this] { schedule_revoker(sim_time{50 + static_cast<sim_time::rep>(random_() % 300)}); };
   c.async_get_children(options_.directory, [this, p, op, again, alive = std::weak_ptr(alive_)](
                                                std::error_code ec, const children_result& r) {
-    if (alive.expired() || !end_op(op, "list")) return;
+    if (alive.expired() || !ledger_.end_op(op, "list")) return;
     const auto sorted = recipes::sort_in_lock_order(r.children);
     if (ec || sorted.empty() || !sorted.front().is_contender()) return again();
     const std::string path = options_.directory + "/" + sorted.front().name;
-    const std::uint64_t get_op = begin_op();
+    const std::uint64_t get_op = ledger_.begin_op();
     world_.client(p).async_get(
         path, [this, p, path, get_op, again, alive](std::error_code get_ec, const get_result& got) {
-          if (alive.expired() || !end_op(get_op, "get")) return;
+          if (alive.expired() || !ledger_.end_op(get_op, "get")) return;
           if (get_ec || got.data.empty() || got.data.front() != 'r' || got.data.starts_with("rd")) return again();
-          const std::uint64_t revoke_op = begin_op();
+          const std::uint64_t revoke_op = ledger_.begin_op();
           world_.log().add(world_.now(), cat("process ", p, " revokes ", got.data));
           recipes::async_revoke(world_.client(p), path,
                                 [this, revoke_op, again, alive](std::error_code, const zkwire::stat&) {
-                                  if (alive.expired() || !end_op(revoke_op, "revoke")) return;
+                                  if (alive.expired() || !ledger_.end_op(revoke_op, "revoke")) return;
                                   again();
                                 });
         });
@@ -337,7 +360,7 @@ void lock_workload::check_holders(const std::string& directory) {
     const bool backs = n != nullptr && n->owner == c->lock->session_id() && n->owner != 0;
     backed += backs ? 1 : 0;
     backed_writers += backs && excludes ? 1 : 0;
-    if (!world_.paused(c->process)) {
+    if (!world_.paused(c->process) && !forced_.contains(node)) {
       ++held;
       held_writers += excludes ? 1 : 0;
       // Held means the server cannot expire our session for at least the safety margin (a quarter of the session
@@ -352,9 +375,9 @@ void lock_workload::check_holders(const std::string& directory) {
     }
     holders += cat(" ", c->name(), c->index, backs ? "(backed " : "(not backed ", node, ")");
   }
-  if (!margins.empty()) fail(cat("the safety margin is not kept:", margins));
-  if (backed_writers > 0 && backed > 1) fail(cat("two holders backed by the server:", holders));
-  if (held_writers > 0 && held > 1) fail(cat("two lock objects in state held:", holders));
+  if (!margins.empty()) ledger_.fail(cat("the safety margin is not kept:", margins));
+  if (backed_writers > 0 && backed > 1) ledger_.fail(cat("two holders backed by the server:", holders));
+  if (held_writers > 0 && held > 1) ledger_.fail(cat("two lock objects in state held:", holders));
 }
 
 void lock_workload::check() {
@@ -362,13 +385,13 @@ void lock_workload::check() {
   check_holders(options_.rw_directory);
   if (const znode* r = world_.zk().tree().find(options_.fenced)) {
     const std::int64_t token = std::strtoll(r->data.c_str(), nullptr, 10);
-    if (token < fenced_max_) fail(cat("the fenced resource got token ", token, " after token ", fenced_max_));
+    if (token < fenced_max_) ledger_.fail(cat("the fenced resource got token ", token, " after token ", fenced_max_));
     fenced_max_ = std::max(fenced_max_, token);
   }
 }
 
 bool lock_workload::quiescent() const {
-  if (!open_ops_.empty()) return false;
+  if (!!ledger_.ops_open()) return false;
   for (const auto& c : contenders_) {
     if (c->now != contender::phase::idle) return false;
   }
@@ -379,10 +402,7 @@ bool lock_workload::clean() const {
   for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
     if (!world_.zk().tree().children(*dir).empty()) return false;
   }
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    if (world_.client(p).pending_requests() != 0 || world_.client(p).watch_count() != 0) return false;
-  }
-  return true;
+  return ledger_.clients_and_servers_clean();
 }
 
 void lock_workload::check_end() {
@@ -391,32 +411,13 @@ void lock_workload::check_end() {
     if (left.empty()) continue;
     std::string names;
     for (const auto& n : left) names += cat(" ", n);
-    fail(cat("orphan nodes in ", *dir, ":", names));
+    ledger_.fail(cat("orphan nodes in ", *dir, ":", names));
   }
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    if (const auto n = world_.client(p).pending_requests(); n != 0) {
-      fail(cat("process ", p, " has ", n, " pending requests at the end"));
-    }
-    if (const auto n = world_.client(p).watch_count(); n != 0) {
-      fail(cat("process ", p, " keeps ", n, " watches at the end (every lock released, every acquire over)"));
-    }
-  }
+  ledger_.check_clients_and_servers_clean();
 }
 
 std::string lock_workload::status() const {
-  std::string out;
-  for (std::size_t p = 0; p < world_.processes(); ++p) {
-    auto& c = world_.client(p);
-    out += cat("process ", p, ": session 0x", std::hex, c.session_id(), std::dec, " ",
-               proto::session_state_name(c.state()), ", ", c.pending_requests(), " pending, ", c.watch_count(),
-               " watches\n");
-  }
-  for (const auto* dir : {&options_.directory, &options_.rw_directory}) {
-    for (const auto& name : world_.zk().tree().children(*dir)) {
-      const znode* n = world_.zk().tree().find(*dir + "/" + name);
-      out += cat("node ", name, " owner 0x", std::hex, n ? n->owner : 0, std::dec, " data ", n ? n->data : "", "\n");
-    }
-  }
+  std::string out = ledger_.status({options_.directory, options_.rw_directory});
   for (const auto& c : contenders_) {
     out += cat(c->name(), c->index, ": ", recipes::lock_state_name(c->lock->state()), " phase ",
                static_cast<int>(c->now), "\n");

@@ -16,7 +16,7 @@
 //     writer's;
 //   - the fenced resource only ever sees non-decreasing tokens (a guarded write of a holder the server no longer
 //     backs must fail);
-//   - every completion handler runs exactly once;
+//   - every completion handler runs exactly once; an acquire never times out before its time limit has passed;
 // and at the end, once faults have stopped: every acquire completed within a bound, every revocation of a holder
 // was honoured (else that holder holds forever: a hang), no node is left in a lock directory, no client has a
 // pending request or a watch left.
@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle_ledger.hpp"
 #include "world.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -65,10 +66,26 @@ class lock_workload {
   // Nothing left behind yet (the end's cleanups run in the background after quiescence).
   [[nodiscard]] bool clean() const;
 
-  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return violation_; }
+  // An operator force-unlocks: deletes the node of an exclusive holder (the first one holding from now on; another
+  // process's client does it, as `zkwire` would) while the holder's path is slow by `extra` (network::slow), and
+  // the holder writes the fenced resource right after, before it can hear of the deletion: the guarded write the
+  // fence exists to refuse. The victim is exempt from the "one lock object held" invariant (nobody can stop a
+  // holder from believing it holds while its node is deleted under it; that is what fencing is for), not from any
+  // other.
+  void force_unlock(sim_time extra);
+
+  [[nodiscard]] const std::optional<std::string>& violation() const noexcept { return ledger_.violation(); }
   [[nodiscard]] std::size_t grants() const noexcept { return grants_; }
-  // What the run exercised (for the summary line): revocations honoured, guarded writes applied and refused.
+  [[nodiscard]] std::size_t releases() const noexcept { return releases_; }
+  // Acquires without a time limit, and those of them granted (the others met a session end, a cancellation or
+  // the destruction of their lock object).
+  [[nodiscard]] std::size_t unbounded_acquires() const noexcept { return unbounded_acquires_; }
+  [[nodiscard]] std::size_t unbounded_grants() const noexcept { return unbounded_grants_; }
+  // What the run exercised (for the summary line): revocations honoured, guarded writes applied and refused (the
+  // server's check of our node failed: lock_errc::lock_lost; each one checked to come from a holder the server no
+  // longer backs), forced unlocks done.
   [[nodiscard]] std::size_t revocations() const noexcept { return revocations_; }
+  [[nodiscard]] std::size_t forced_unlocks() const noexcept { return forced_.size(); }
   [[nodiscard]] std::size_t fenced_writes() const noexcept { return fenced_writes_; }
   [[nodiscard]] std::size_t fenced_refusals() const noexcept { return fenced_refusals_; }
   // The lock objects' wakeups by a watched blocker (lock::wakeups; objects replaced mid-run not counted).
@@ -89,28 +106,29 @@ class lock_workload {
   [[nodiscard]] bool revocable_busy() const;
   void check_holders(const std::string& directory);
   void renew_session(std::size_t process);
-  void fail(std::string what);
-  std::uint64_t begin_op();
-  bool end_op(std::uint64_t op, const char* what);
 
   world& world_;
+  oracle_ledger ledger_;
   std::mt19937_64 random_;
   workload_options options_;
+  std::vector<recipes::guid_source> guids_;  // one per process, seeded from the schedule: a seed names its nodes
   std::vector<std::unique_ptr<contender>> contenders_;
-  std::set<std::uint64_t> open_ops_;
   std::set<std::size_t> renewing_;  // processes starting a new session
-  std::uint64_t next_op_ = 1;
   bool stopped_ = false;
   std::int64_t last_token_ = 0;         // the newest exclusive grant's token (directory)
   std::int64_t last_rw_token_ = 0;      // the newest grant's token (rw_directory)
   std::int64_t last_writer_token_ = 0;  // the newest write grant's token (rw_directory)
   std::int64_t fenced_max_ = 0;         // the highest token the fenced resource has shown
   std::unique_ptr<wakeup> revoker_;
+  std::unique_ptr<wakeup> forcer_;  // force_unlock looking for a holder
   std::size_t grants_ = 0;
+  std::size_t releases_ = 0;
+  std::size_t unbounded_acquires_ = 0;
+  std::size_t unbounded_grants_ = 0;
   std::size_t revocations_ = 0;
+  std::set<std::string> forced_;  // nodes an operator deleted under their holder
   std::size_t fenced_writes_ = 0;
   std::size_t fenced_refusals_ = 0;
-  std::optional<std::string> violation_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // handlers that outlive the workload see it expired
 };
 

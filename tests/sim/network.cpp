@@ -145,6 +145,18 @@ sim_time network::latency() {
   return rates_.min_latency + sim_time{static_cast<sim_time::rep>(random_() % span)};
 }
 
+sim_time network::latency(std::size_t process) {
+  const sim_time base = latency();
+  const auto it = slow_.find(process);
+  return it != slow_.end() && now() < it->second.second ? base + it->second.first : base;
+}
+
+void network::slow(std::size_t process, sim_time extra, sim_time until) {
+  trace_.add(now(),
+             cat("process ", process, "'s path slows down by ", extra.count(), " ms until ", until.count(), " ms"));
+  slow_[process] = {extra, until};
+}
+
 bool network::chance(double p) {
   if (p <= 0) return false;
   return std::uniform_real_distribution<double>(0, 1)(random_) < p;
@@ -213,7 +225,7 @@ void network::send(const std::shared_ptr<link>& l, std::string bytes) {
     frame.append(*payload);
     const bool first = !w->handshaken;
     w->handshaken = true;
-    w->last_to_server = std::max(w->last_to_server, now() + latency());
+    w->last_to_server = std::max(w->last_to_server, now() + latency(w->process));
     at(server_executor_, w->last_to_server,
        [this, w, frame = std::move(frame), first]() mutable { to_server(w, std::move(frame), first); });
   }
@@ -282,7 +294,7 @@ void network::flush(const std::shared_ptr<wire>& w) {
     w->held_to_client += out;
     return;
   }
-  w->last_to_client = std::max(w->last_to_client, now() + latency());
+  w->last_to_client = std::max(w->last_to_client, now() + latency(w->process));
   if (closing) {
     w->server_open = false;
     server_.close_connection(w->id, now());

@@ -84,6 +84,9 @@ class network {
   void crash_server(sim_time until);
   // One ensemble member crashes until `until` (its connections reset, connects refused, it applies nothing).
   void crash_member(std::size_t member, sim_time until);
+  // The process's path is slow until `until`: every frame of its connections takes `extra` longer, both ways (a
+  // congested link, a stalled NIC queue); order is kept.
+  void slow(std::size_t process, sim_time extra, sim_time until);
   // Expires a session at the server now.
   void expire(std::int64_t session);
 
@@ -99,6 +102,7 @@ class network {
  private:
   friend class sim_transport;
   sim_time latency();
+  sim_time latency(std::size_t process);  // latency() plus the process's slow-path delay, if any
   bool chance(double p);
   // Runs `fn` on `executor` at virtual time `at` (a wakeup the network keeps until it fires).
   void at(const asio::any_io_executor& executor, sim_time when, std::function<void()> fn);
@@ -119,9 +123,10 @@ class network {
   std::mt19937_64 random_;
   trace& trace_;
   fault_rates rates_;
-  std::set<std::pair<std::size_t, std::size_t>> cut_;     // (process, member)
-  std::vector<sim_time> crashed_until_;                   // per member
-  std::map<std::uint64_t, std::shared_ptr<wire>> wires_;  // by server connection id
+  std::set<std::pair<std::size_t, std::size_t>> cut_;          // (process, member)
+  std::vector<sim_time> crashed_until_;                        // per member
+  std::map<std::size_t, std::pair<sim_time, sim_time>> slow_;  // process -> (extra, until)
+  std::map<std::uint64_t, std::shared_ptr<wire>> wires_;       // by server connection id
   std::map<std::uint64_t, std::unique_ptr<wakeup>> pending_;
   std::uint64_t next_pending_ = 0;
   std::unique_ptr<wakeup> server_tick_;

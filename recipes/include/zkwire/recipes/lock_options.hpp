@@ -59,6 +59,8 @@ struct lock_options {
   // Also count this object's events here (lock_metrics.hpp "Ownership"): share one between the lock objects of a
   // client for a per-client aggregate. Empty: only the object's own metrics() count.
   std::shared_ptr<lock_metrics> metrics;
+  // The random bits of our node's guid (node_name.hpp guid_source): random by default; seeded to replay a run.
+  guid_source guids;
 };
 
 }  // namespace zkwire::recipes

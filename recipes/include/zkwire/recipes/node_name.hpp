@@ -18,6 +18,7 @@
 // Thread safety: pure functions; call them from any thread.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,9 +71,29 @@ bool sequence_before(std::int32_t a, std::int32_t b) noexcept;
 // siblings by name. The sort is a strict weak order even across a wrap.
 std::vector<node_name> sort_in_lock_order(const std::vector<std::string>& children);
 
+// Where the random bits of our guids come from (lock_options::guids, semaphore_options::guids). The default (an
+// empty source) draws from a per-thread engine seeded from std::random_device, so two processes never make the same
+// name. seeded(n) draws a fixed sequence from n instead: a run that must replay exactly (the simulation seeds it
+// from its schedule) gets the same node names every time. Two seeded sources with one seed make the same guids, so
+// give each client its own seed; lock objects may share one source (its sequence then interleaves their draws).
+// Copies share one sequence. Thread safety: like the lock objects that use it (one executor); the default source
+// may be used from any thread.
+class guid_source {
+ public:
+  guid_source() = default;
+  static guid_source seeded(std::uint64_t seed);
+  // 64 random bits.
+  [[nodiscard]] std::uint64_t next() const;
+  [[nodiscard]] bool is_seeded() const noexcept { return engine_ != nullptr; }
+
+ private:
+  struct engine;
+  std::shared_ptr<engine> engine_;
+};
+
 // A fresh guid for a name format: curator a random (v4) uuid "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx", kazoo 32
-// lower-case hex digits.
-std::string make_guid(naming format);
+// lower-case hex digits, its bits from `source`.
+std::string make_guid(naming format, const guid_source& source = {});
 
 // The name we create (the server appends the suffix):
 //   curator: "_c_<guid>-lock-", "_c_<guid>-__READ__", "_c_<guid>-__WRIT__"

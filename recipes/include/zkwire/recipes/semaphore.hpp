@@ -15,7 +15,9 @@
 //   waits for the watch (a lease was returned), then lists again. Every child of "<path>/leases" counts as a lease,
 //   whoever created it. Because only the mutex holder adds a lease, the holders never exceed max_leases as long as
 //   every participant uses the same max_leases. k leases (async_acquire(count, ...)) are taken one after the other,
-//   each under the mutex; if any fails, those already taken are returned (all or none).
+//   each under the mutex; if any fails, those already taken are returned (all or none). Two acquires of several
+//   leases can each hold a lease the other needs while one keeps the mutex waiting for a lease to come back: without
+//   a time limit both wait forever (the simulation found it), so give such acquires one.
 //   A lease create whose reply was lost is recovered like the lock's (the child with our uuid prefix, adopted only
 //   if its ephemeralOwner is our current session).
 //
@@ -69,6 +71,8 @@ struct semaphore_options {
   // As lock_options::metrics: also count this object's events here. One acquire of k leases is one event. The
   // internal mutex's own lock events are not counted.
   std::shared_ptr<lock_metrics> metrics;
+  // As lock_options::guids: the guids of our lease nodes and of the mutex's node.
+  guid_source guids;
 };
 
 namespace detail {
