@@ -3,6 +3,7 @@
 
 #include "zkwire/client/client.hpp"
 
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -89,6 +90,12 @@ std::size_t watch_count_of(const client_impl& impl) noexcept { return impl.watch
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept {
   return impl.engine().last_answered_send_time();
 }
+std::string session_password_of(const client_impl& impl) { return std::string(impl.engine().session_password()); }
+void set_hosts(client_impl& impl, std::vector<host_port> hosts) {
+  if (hosts.empty()) throw std::invalid_argument("client::set_hosts: the host list is empty");
+  impl.replace_hosts(std::move(hosts), "host list replaced", client_errc::ensemble_changed);
+}
+void switch_host(client_impl& impl, std::size_t index) { impl.switch_host(index); }
 std::optional<host_port> connected_host_of(const client_impl& impl) {
   const auto state = impl.engine().state();
   if (state != session_state::connected && state != session_state::connected_read_only) return std::nullopt;

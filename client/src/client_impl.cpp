@@ -39,6 +39,8 @@ proto::session_config make_config(const client_options& options, const connect_s
   config.shuffle_hosts = options.shuffle_hosts;
   config.seed = options.seed;
   config.max_frame_size = options.max_frame_size;
+  config.resume_session_id = options.resume_session_id;
+  config.resume_password = options.resume_session_password;
   if (options.sasl) {
     if (options.sasl->user.empty()) throw std::invalid_argument("client_options::sasl: the user name is empty");
     config.sasl = proto::sasl_credentials{options.sasl->user, options.sasl->password, {}};
@@ -430,14 +432,18 @@ void client_impl::apply_config(const std::string& text) {
     log(log_level::warning, [] { return std::string("ignoring an ensemble configuration without client addresses"); });
     return;
   }
-  if (hosts == servers_.hosts) return;
+  std::string version;
+  if (config.version) version = " version " + hex_session(*config.version);
+  replace_hosts(std::move(hosts), "ensemble configuration" + version, client_errc::ensemble_changed);
+}
+
+void client_impl::replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason) {
+  if (hosts.empty() || hosts == servers_.hosts || life_ == lifecycle::shut_down) return;
   const auto current = current_host_port();
   const rebalance_choice choice = choose_host_after_reconfig(servers_.hosts, hosts, current, rebalance_rng_);
   servers_.hosts = std::move(hosts);
   log(log_level::info, [&] {
-    std::string line = "ensemble configuration";
-    if (config.version) line += " version " + hex_session(*config.version);
-    line += ": hosts ";
+    std::string line = what + ": hosts ";
     for (std::size_t i = 0; i < servers_.hosts.size(); ++i) {
       if (i > 0) line += ',';
       line += to_string(servers_.hosts[i]);
@@ -447,10 +453,16 @@ void client_impl::apply_config(const std::string& text) {
   });
   engine_.update_hosts(servers_.hosts.size(), choice.current);
   if (choice.move_to) {
-    engine_.switch_host(now(), *choice.move_to, client_errc::ensemble_changed);
+    engine_.switch_host(now(), *choice.move_to, reason);
   } else if (probe_ && probe_->running() && choice.current) {
     probe_->start(servers_.hosts, *choice.current);
   }
+  schedule_pump();
+}
+
+void client_impl::switch_host(std::size_t index) {
+  if (index >= servers_.hosts.size() || life_ == lifecycle::shut_down) return;
+  engine_.switch_host(now(), index, client_errc::host_switched);
   schedule_pump();
 }
 

@@ -113,6 +113,11 @@ struct session_config {
   // A rejection (wrong user or password, or a server that fails to prove it knows the password) ends the session
   // in state auth_failed with client_error::sasl_failed or sasl_exchange_failed; it is never retried.
   std::optional<sasl_credentials> sasl;
+  // Non-zero: the first handshake resumes this session (its id and the password the server gave it, padded or cut
+  // to 16 bytes) instead of asking for a new one, as a process taking over another's session does. A server that
+  // no longer knows it answers as for any expired session (state expired).
+  std::int64_t resume_session_id = 0;
+  std::string resume_password;
 };
 
 using request_id = std::uint64_t;  // assigned by submit(), unique per engine, never 0
