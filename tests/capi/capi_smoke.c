@@ -317,9 +317,13 @@ int main(int argc, char** argv) {
   CHECK_RC(zoo_exists(zh, child, 0, NULL), ZNONODE); /* closing it ended the session */
 
   /* Server list changes keep the session. */
+  clientid_t session_before = *zoo_client_id(zh);
   CHECK_RC(zoo_set_servers(zh, NULL), ZBADARGUMENTS);
   CHECK_RC(zoo_set_servers(zh, hosts), ZOK);
   CHECK_RC(zoo_exists(zh, path, 0, NULL), ZOK);
+  zoo_cycle_next_server(zh); /* zkwire reconnects at once; calls made after it wait for that */
+  CHECK_RC(zoo_exists(zh, path, 0, NULL), ZOK);
+  CHECK(zoo_client_id(zh)->client_id == session_before.client_id);
   struct sockaddr_storage address;
   socklen_t address_len = sizeof address;
   CHECK(zookeeper_get_connected_host(zh, (struct sockaddr*)&address, &address_len) != NULL);
