@@ -8,8 +8,18 @@
 namespace zkwire::capi {
 
 namespace {
+
 thread_local zhandle_t* serving = nullptr;  // set by the completion thread's loop
+
+// False when `call` was already made for the event being delivered: the client fans one server notification out to
+// every registration, synchronously, so a handler posted now runs after the whole fan-out.
+bool first_call(zhandle_t* zh, event_call call) {
+  const auto result = zh->calls_this_event.insert(std::move(call));
+  if (result.second) asio::post(zh->io, [zh, it = result.first] { zh->calls_this_event.erase(it); });
+  return result.second;
 }
+
+}  // namespace
 
 void completion_queue::push(std::function<void()> work) {
   {
@@ -90,6 +100,7 @@ armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch) {
               if (event.error) return;  // the session ended: the handle's watcher heard it already
               const int type = event_to_c(event.type);
               const std::string path = event.path;
+              if (!first_call(zh, event_call{path, type, {}})) return;
               deliver(zh, [zh, type, path] {
                 if (watcher_fn fn = zh->watcher) fn(zh, type, ZOO_CONNECTED_STATE, path.c_str(), zh->context);
               });
@@ -114,6 +125,7 @@ armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch) {
               type = ZOO_SESSION_EVENT;
             }
             const std::string path = event.error ? std::string() : event.path;
+            if (!first_call(zh, event_call{path, type, ref})) return;
             deliver(zh, [zh, ref, type, state, path] { ref.fn(zh, type, state, path.c_str(), ref.context); });
           }};
 }

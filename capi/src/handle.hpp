@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -53,6 +54,19 @@ struct watcher_ref {
   }
 };
 
+// One watcher's call for one event: the C client calls a (function, context) once per event on a path, however
+// many reads registered it.
+struct event_call {
+  std::string path;
+  int type = 0;
+  watcher_ref watcher;
+  bool operator<(const event_call& other) const {
+    if (path != other.path) return path < other.path;
+    if (type != other.type) return type < other.type;
+    return watcher < other.watcher;
+  }
+};
+
 }  // namespace zkwire::capi
 
 // The C API's opaque handle (a global name: zookeeper.h declares `struct _zhandle`).
@@ -85,8 +99,10 @@ struct _zhandle {
   asio::io_context io{1};
   std::optional<zkwire::client> client;  // I/O thread only
   // Watchers of *_w* calls whose watch is live, keyed by the client's registration: they also get session events.
-  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;                   // I/O thread only
-  std::uint64_t next_watcher_key = 1;                                                 // I/O thread only
+  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;  // I/O thread only
+  std::uint64_t next_watcher_key = 1;                                // I/O thread only
+  // The calls made for the event being fanned out now (cleared by a handler posted behind the fan-out).
+  std::set<zkwire::capi::event_call> calls_this_event;                                // I/O thread only
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_work;  // until zookeeper_close
   std::thread io_thread;
 

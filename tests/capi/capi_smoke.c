@@ -248,6 +248,20 @@ int main(int argc, char** argv) {
   CHECK(wait_for(&seen.events, events + 1));
   CHECK(seen.last_type == ZOO_CHANGED_EVENT && seen.last_context == &context && strcmp(seen.last_path, path) == 0);
   CHECK(seen.last_state == ZOO_CONNECTED_STATE);
+  /* The same watcher and context set twice (and through exists) is called once per event. */
+  events = seen.events;
+  len = sizeof buffer;
+  CHECK_RC(zoo_wget(zh, path, node_watcher, &context, buffer, &len, NULL), ZOK);
+  len = sizeof buffer;
+  CHECK_RC(zoo_wget(zh, path, node_watcher, &context, buffer, &len, NULL), ZOK);
+  CHECK_RC(zoo_wexists(zh, path, node_watcher, &context, NULL), ZOK);
+  CHECK_RC(zoo_set(zh, path, "v2", 2, -1), ZOK);
+  CHECK(wait_for(&seen.events, events + 1));
+  /* Completions and watchers run in order on one thread: a second call for the event would come before this. */
+  done = seen.done;
+  CHECK_RC(zoo_aget(zh, path, 0, data_done, NULL), ZOK);
+  CHECK(wait_for(&seen.done, done + 1));
+  CHECK(seen.events == events + 1);
   events = seen.events;
   snprintf(child, sizeof child, "%s/later", root);
   CHECK_RC(zoo_exists(zh, child, 1, NULL), ZNONODE);
@@ -265,7 +279,7 @@ int main(int argc, char** argv) {
   CHECK_RC(zoo_multi(zh, 2, ops, results), ZBADVERSION);
   CHECK(results[0].err == ZOK && results[1].err == ZBADVERSION);
   CHECK_RC(zoo_exists(zh, multi_path, 0, NULL), ZNONODE);
-  zoo_check_op_init(&ops[1], path, 2);
+  zoo_check_op_init(&ops[1], path, 3);
   CHECK_RC(zoo_multi(zh, 2, ops, results), ZOK);
   CHECK(strcmp(multi_created, multi_path) == 0);
 
