@@ -17,6 +17,24 @@ auto forget_unless_armed(zhandle_t* zh, std::uint64_t key, Done done, bool armed
   };
 }
 
+// Starts a read without a watch, plain(client, done), or with one, watched(client, callback, done).
+template <class Result, class Plain, class Watched>
+void start_read(zhandle_t* zh, const watch_arg& watch, Plain plain, Watched watched, sink<Result> out,
+                bool armed_on_no_node = false) {
+  start_op<Result>(
+      zh,
+      [zh, watch, plain = std::move(plain), watched = std::move(watched), armed_on_no_node](zkwire::client& c,
+                                                                                            auto done) mutable {
+        if (!watch.wanted()) {
+          plain(c, std::move(done));
+          return;
+        }
+        auto w = arm_watcher(zh, watch);
+        watched(c, std::move(w.callback), forget_unless_armed<Result>(zh, w.key, std::move(done), armed_on_no_node));
+      },
+      std::move(out));
+}
+
 }  // namespace
 
 int make_create_args(const char* path, const char* value, int valuelen, const struct ACL_vector* acl, int mode,
@@ -60,45 +78,28 @@ void launch_exists(zhandle_t* zh, std::string path, const watch_arg& watch, sink
     if (rc == ZOK && !stat) rc = ZNONODE;
     out(rc, stat.value_or(zkwire::stat{}));
   };
-  start_op<std::optional<zkwire::stat>>(
-      zh,
-      [zh, path = std::move(path), watch](zkwire::client& c, auto done) mutable {
-        if (!watch.wanted()) {
-          c.async_exists(std::move(path), std::move(done));
-          return;
-        }
-        auto w = arm_watcher(zh, watch);
-        c.async_exists(std::move(path), std::move(w.callback),
-                       forget_unless_armed<std::optional<zkwire::stat>>(zh, w.key, std::move(done), true));
+  start_read<std::optional<zkwire::stat>>(
+      zh, watch, [path](zkwire::client& c, auto done) { c.async_exists(path, std::move(done)); },
+      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
+        c.async_exists(path, std::move(on_event), std::move(done));
       },
-      std::move(found));
+      std::move(found), true);
 }
 
 void launch_get(zhandle_t* zh, std::string path, const watch_arg& watch, sink<zkwire::get_result> out) {
-  start_op<zkwire::get_result>(
-      zh,
-      [zh, path = std::move(path), watch](zkwire::client& c, auto done) mutable {
-        if (!watch.wanted()) {
-          c.async_get(std::move(path), std::move(done));
-          return;
-        }
-        auto w = arm_watcher(zh, watch);
-        c.async_get(std::move(path), std::move(w.callback),
-                    forget_unless_armed<zkwire::get_result>(zh, w.key, std::move(done)));
+  start_read<zkwire::get_result>(
+      zh, watch, [path](zkwire::client& c, auto done) { c.async_get(path, std::move(done)); },
+      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
+        c.async_get(path, std::move(on_event), std::move(done));
       },
       std::move(out));
 }
 
 void launch_get_config(zhandle_t* zh, const watch_arg& watch, sink<zkwire::get_result> out) {
-  start_op<zkwire::get_result>(
-      zh,
-      [zh, watch](zkwire::client& c, auto done) mutable {
-        if (!watch.wanted()) {
-          c.async_get_config(std::move(done));
-          return;
-        }
-        auto w = arm_watcher(zh, watch);
-        c.async_get_config(std::move(w.callback), forget_unless_armed<zkwire::get_result>(zh, w.key, std::move(done)));
+  start_read<zkwire::get_result>(
+      zh, watch, [](zkwire::client& c, auto done) { c.async_get_config(std::move(done)); },
+      [](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
+        c.async_get_config(std::move(on_event), std::move(done));
       },
       std::move(out));
 }
@@ -126,16 +127,10 @@ void launch_set(zhandle_t* zh, std::string path, const char* buffer, int buflen,
 }
 
 void launch_children(zhandle_t* zh, std::string path, const watch_arg& watch, sink<zkwire::children_result> out) {
-  start_op<zkwire::children_result>(
-      zh,
-      [zh, path = std::move(path), watch](zkwire::client& c, auto done) mutable {
-        if (!watch.wanted()) {
-          c.async_get_children(std::move(path), std::move(done));
-          return;
-        }
-        auto w = arm_watcher(zh, watch);
-        c.async_get_children(std::move(path), std::move(w.callback),
-                             forget_unless_armed<zkwire::children_result>(zh, w.key, std::move(done)));
+  start_read<zkwire::children_result>(
+      zh, watch, [path](zkwire::client& c, auto done) { c.async_get_children(path, std::move(done)); },
+      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
+        c.async_get_children(path, std::move(on_event), std::move(done));
       },
       std::move(out));
 }
