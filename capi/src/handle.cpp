@@ -22,22 +22,27 @@ bool first_call(zhandle_t* zh, event_call call) {
 }  // namespace
 
 void completion_queue::push(std::function<void()> work) {
+  bool wake = false;
   {
     const std::lock_guard lock(mutex_);
     work_.push_back(std::move(work));
+    wake = waiting_;
   }
-  ready_.notify_one();
+  if (wake) ready_.notify_one();  // a busy completion thread takes the new work with its next batch
 }
 
 void completion_queue::run() {
+  std::deque<std::function<void()>> batch;
   std::unique_lock lock(mutex_);
   for (;;) {
+    waiting_ = true;
     ready_.wait(lock, [&] { return stopping_ || !work_.empty(); });
+    waiting_ = false;
     if (work_.empty()) return;  // stopping, and everything queued before the stop ran
-    auto work = std::move(work_.front());
-    work_.pop_front();
+    batch.swap(work_);
     lock.unlock();
-    work();
+    for (auto& work : batch) work();
+    batch.clear();
     lock.lock();
   }
 }

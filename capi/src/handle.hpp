@@ -42,6 +42,7 @@ class completion_queue {
   std::condition_variable ready_;
   std::deque<std::function<void()>> work_;
   bool stopping_ = false;
+  bool waiting_ = false;  // the completion thread sleeps on ready_
 };
 
 // A watcher given to a *_w* call, with its context.
