@@ -235,10 +235,10 @@ ZOOAPI int zoo_aset_acl(zhandle_t* zh, const char* path, int version, struct ACL
 
 ZOOAPI int zoo_aremove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn /*watcher*/,
                                void* /*watcherCtx*/, int local, void_completion_t* completion, const void* data) {
-  if (const int rc = check_remove_watches(zh, path, wtype, local)) return rc;
+  if (const int rc = check_remove_watches(zh, path, wtype)) return rc;
   // The declared type is a pointer to the completion; callers pass the completion itself (cast).
   auto* fn = reinterpret_cast<void_completion_t>(completion);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  launch_remove_watches(zh, path, wtype, void_sink(zh, fn, data));
+  launch_remove_watches(zh, path, wtype, local != 0, void_sink(zh, fn, data));
   return ZOK;
 }
 

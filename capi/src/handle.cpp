@@ -116,6 +116,12 @@ armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch) {
   const watcher_ref ref = watch.ref;
   return {key, [zh, key, ref](const zkwire::watch_event& event) {
             zh->live_watchers.erase(key);
+            // A removed watcher is not called, as in the C client (zoo_remove_watches).
+            if (event.type == zkwire::event_type::data_watch_removed ||
+                event.type == zkwire::event_type::child_watch_removed ||
+                event.type == zkwire::event_type::persistent_watch_removed) {
+              return;
+            }
             int type = event_to_c(event.type);
             int state = ZOO_CONNECTED_STATE;
             if (event.error) {

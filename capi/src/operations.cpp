@@ -163,20 +163,27 @@ void launch_sync(zhandle_t* zh, std::string path, sink<none> out) {
       std::move(out));
 }
 
-int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type, int local) {
+int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type) {
   if (const int rc = check_handle(zh)) return rc;
   if (const int rc = check_path(path)) return rc;
   if (type != ZWATCHTYPE_CHILD && type != ZWATCHTYPE_DATA && type != ZWATCHTYPE_ANY) return ZBADARGUMENTS;
-  // Removing watchers on the client side only (local) is not offered by zkwire's client (docs/libzookeeper.md).
-  if (local != 0) return ZUNIMPLEMENTED;
   return ZOK;
 }
 
-void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, sink<none> out) {
+void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, bool local, sink<none> out) {
+  const auto wtype = static_cast<zkwire::watcher_type>(type);
+  if (local) {
+    // No request: the client drops its watchers at once, also without a connection.
+    run_on_io(zh, [zh, path = std::move(path), wtype, out = std::move(out)]() mutable {
+      const bool removed = zh->client && zh->client->remove_local_watches(path, wtype);
+      out(removed ? ZOK : ZNOWATCHER, none{});
+    });
+    return;
+  }
   start_void_op(
       zh,
-      [path = std::move(path), type](zkwire::client& c, auto done) mutable {
-        c.async_remove_watches(std::move(path), static_cast<zkwire::watcher_type>(type), std::move(done));
+      [path = std::move(path), wtype](zkwire::client& c, auto done) mutable {
+        c.async_remove_watches(std::move(path), wtype, std::move(done));
       },
       std::move(out));
 }

@@ -34,9 +34,11 @@ void launch_children(zhandle_t* zh, std::string path, const watch_arg& watch, si
 void launch_get_acl(zhandle_t* zh, std::string path, sink<zkwire::acl_result> out);
 void launch_set_acl(zhandle_t* zh, std::string path, int version, std::vector<zkwire::acl> acl, sink<zkwire::stat> out);
 void launch_sync(zhandle_t* zh, std::string path, sink<none> out);
-// ZOK, or ZBADARGUMENTS / ZUNIMPLEMENTED for a watch removal the library cannot do (see async.cpp).
-int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type, int local);
-void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, sink<none> out);
+// ZOK, or the C client's code for a watch removal it refuses.
+int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type);
+// Removes the watches of `type` on `path`: the server's and this handle's watchers, or with `local` this handle's
+// watchers only (ZNOWATCHER when there were none).
+void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, bool local, sink<none> out);
 
 // Copies `text` into a caller's buffer of `size` bytes, cut to fit and always terminated (nothing for size 0).
 void copy_string(const std::string& text, char* buffer, int size) noexcept;

@@ -208,9 +208,10 @@ ZOOAPI int zoo_set_acl(zhandle_t* zh, const char* path, int version, const struc
 
 ZOOAPI int zoo_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn /*watcher*/,
                               void* /*watcherCtx*/, int local) {
-  if (const int rc = check_remove_watches(zh, path, wtype, local)) return rc;
-  return wait_sync(
-      zh, [&](const done_fn& done) { launch_remove_watches(zh, path, wtype, [done](int rc, none&&) { done(rc); }); });
+  if (const int rc = check_remove_watches(zh, path, wtype)) return rc;
+  return wait_sync(zh, [&](const done_fn& done) {
+    launch_remove_watches(zh, path, wtype, local != 0, [done](int rc, none&&) { done(rc); });
+  });
 }
 
 ZOOAPI int zoo_remove_all_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, int local) {

@@ -96,6 +96,9 @@ void set_hosts(client_impl& impl, std::vector<host_port> hosts) {
   impl.replace_hosts(std::move(hosts), "host list replaced", client_errc::ensemble_changed);
 }
 void switch_host(client_impl& impl, std::size_t index) { impl.switch_host(index); }
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type) {
+  return impl.remove_local_watches(path, type);
+}
 std::optional<host_port> connected_host_of(const client_impl& impl) {
   const auto state = impl.engine().state();
   if (state != session_state::connected && state != session_state::connected_read_only) return std::nullopt;

@@ -460,6 +460,13 @@ void client_impl::replace_hosts(std::vector<host_port> hosts, const std::string&
   schedule_pump();
 }
 
+bool client_impl::remove_local_watches(std::string_view path, watcher_type type) {
+  if (life_ == lifecycle::shut_down) return false;
+  const bool removed = engine_.remove_local_watches(path, type);
+  if (removed) schedule_pump();
+  return removed;
+}
+
 void client_impl::switch_host(std::size_t index) {
   if (index >= servers_.hosts.size() || life_ == lifecycle::shut_down) return;
   engine_.switch_host(now(), index, client_errc::host_switched);

@@ -47,6 +47,8 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason);
   // Reconnect now to hosts[index], keeping the session (switch_host).
   void switch_host(std::size_t index);
+  // client::remove_local_watches: the engine removes them; their events go out with the next pump.
+  bool remove_local_watches(std::string_view path, watcher_type type);
   // The client object is going away: fail everything, drop the connection.
   void shutdown() noexcept;
 

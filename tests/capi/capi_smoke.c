@@ -276,6 +276,19 @@ int main(int argc, char** argv) {
   CHECK(wait_for(&seen.events, events + 1));
   CHECK(seen.last_type == ZOO_CREATED_EVENT && strcmp(seen.last_path, child) == 0);
 
+  /* A watcher removed on the client side only is called neither for the removal nor for the change. */
+  int removed_context = 7;
+  len = sizeof buffer;
+  CHECK_RC(zoo_wget(zh, path, node_watcher, &removed_context, buffer, &len, NULL), ZOK);
+  events = seen.events;
+  CHECK_RC(zoo_remove_watches(zh, path, ZWATCHTYPE_DATA, node_watcher, &removed_context, 1), ZOK);
+  CHECK_RC(zoo_remove_watches(zh, path, ZWATCHTYPE_DATA, node_watcher, &removed_context, 1), ZNOWATCHER);
+  CHECK_RC(zoo_set(zh, path, "v2", 2, -1), ZOK);
+  done = seen.done;
+  CHECK_RC(zoo_aget(zh, path, 0, data_done, NULL), ZOK);
+  CHECK(wait_for(&seen.done, done + 1));
+  CHECK(seen.events == events);
+
   /* Multi: one failing op fails all, with per-op results. */
   zoo_op_t ops[2];
   zoo_op_result_t results[2];
@@ -286,7 +299,7 @@ int main(int argc, char** argv) {
   CHECK_RC(zoo_multi(zh, 2, ops, results), ZBADVERSION);
   CHECK(results[0].err == ZOK && results[1].err == ZBADVERSION);
   CHECK_RC(zoo_exists(zh, multi_path, 0, NULL), ZNONODE);
-  zoo_check_op_init(&ops[1], path, 3);
+  zoo_check_op_init(&ops[1], path, 4);
   CHECK_RC(zoo_multi(zh, 2, ops, results), ZOK);
   CHECK(strcmp(multi_created, multi_path) == 0);
 

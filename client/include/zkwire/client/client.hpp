@@ -114,6 +114,7 @@ std::optional<host_port> connected_host_of(const client_impl& impl);
 std::string session_password_of(const client_impl& impl);
 void set_hosts(client_impl& impl, std::vector<host_port> hosts);
 void switch_host(client_impl& impl, std::size_t index);
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type);
 
 template <class Result>
 std::error_code convert(proto::completion&& c, watched<Result>& out) {
@@ -542,6 +543,13 @@ class client {
   template <class CompletionToken>
   auto async_remove_watches(std::string path, watcher_type type, CompletionToken&& token) {
     return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt});
+  }
+
+  // Removes this client's watchers of `type` on `path` without a request (it works without a connection): each gets
+  // its final *_watch_removed event, delivered on the executor after this returns. The server keeps its watch
+  // until it fires or the session reconnects; that event is then dropped. False when there was no such watcher.
+  bool remove_local_watches(std::string_view path, watcher_type type) {
+    return detail::remove_local_watches(*impl_, path, type);
   }
 
   // Whether the server has a watch of `type` on `path` for this session (checkWatches). Signature

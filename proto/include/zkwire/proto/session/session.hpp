@@ -206,6 +206,11 @@ class session {
   // Drops a watcher on the client side only (no request); it gets no further deliveries. Use submit() with
   // removeWatches to also remove the server's registration.
   void forget_watcher(watcher_id watcher);
+  // Removes this client's watchers of `type` on `path` (a client path) without telling the server, which keeps its
+  // watch until it fires (the event then finds no watcher and is dropped) or the next reconnect (not re-armed).
+  // Each watcher removed gets its removal event (data_watch_removed, ...) as a delivery, `final` when it has no
+  // registration left. Returns false when there was none (the C API's ZNOWATCHER).
+  bool remove_local_watches(std::string_view path, watcher_type type);
   // Sends closeSession when connected and completes with state closed when it is answered (or at the read
   // timeout); otherwise closes at once. Pending requests complete with client_error::closed, except those already
   // written before the closeSession, whose replies arrive first and complete them normally.
