@@ -3,6 +3,7 @@
 
 #include "zkwire/client/client.hpp"
 
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -88,6 +89,15 @@ std::size_t pending_requests_of(const client_impl& impl) noexcept { return impl.
 std::size_t watch_count_of(const client_impl& impl) noexcept { return impl.watch_count(); }
 std::optional<std::chrono::steady_clock::time_point> last_answered_send_time_of(const client_impl& impl) noexcept {
   return impl.engine().last_answered_send_time();
+}
+std::string session_password_of(const client_impl& impl) { return std::string(impl.engine().session_password()); }
+void set_hosts(client_impl& impl, std::vector<host_port> hosts) {
+  if (hosts.empty()) throw std::invalid_argument("client::set_hosts: the host list is empty");
+  impl.replace_hosts(std::move(hosts), "host list replaced", client_errc::ensemble_changed);
+}
+void switch_host(client_impl& impl, std::size_t index) { impl.switch_host(index); }
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type) {
+  return impl.remove_local_watches(path, type);
 }
 std::optional<host_port> connected_host_of(const client_impl& impl) {
   const auto state = impl.engine().state();

@@ -32,6 +32,8 @@ proto::session_config make_config(const client_options& options, const connect_s
   config.shuffle_hosts = options.shuffle_hosts;
   config.seed = options.seed;
   config.max_frame_size = options.max_frame_size;
+  config.resume_session_id = options.resume_session_id;
+  config.resume_password = options.resume_session_password;
   if (options.sasl) {
     if (options.sasl->user.empty()) throw std::invalid_argument("client_options::sasl: the user name is empty");
     config.sasl = proto::sasl_credentials{options.sasl->user, options.sasl->password, {}};
@@ -355,6 +357,19 @@ void client_impl::on_read_write_server(std::size_t index) {
       [&] { return "read-write server found: " + to_string(servers_.hosts.at(index)) + "; moving the session there"; });
   engine_.switch_host(now(), index, client_errc::read_write_server_found);
   pump();
+}
+
+bool client_impl::remove_local_watches(std::string_view path, watcher_type type) {
+  if (life_ == lifecycle::shut_down) return false;
+  const bool removed = engine_.remove_local_watches(path, type);
+  if (removed) schedule_pump();
+  return removed;
+}
+
+void client_impl::switch_host(std::size_t index) {
+  if (index >= servers_.hosts.size() || life_ == lifecycle::shut_down) return;
+  engine_.switch_host(now(), index, client_errc::host_switched);
+  schedule_pump();
 }
 
 void client_impl::arm_timer() {

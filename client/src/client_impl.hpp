@@ -45,6 +45,13 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void cancel(proto::request_id id);
   std::uint64_t start_wait(wait_kind kind, std::unique_ptr<pending_op> op_state);
   void cancel_wait(std::uint64_t id);
+  // The host list changes (set_hosts, follow_config): rebalance as choose_host_after_reconfig says; `what` starts
+  // the log line, `reason` is the state change's when the client moves.
+  void replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason);
+  // Reconnect now to hosts[index], keeping the session (switch_host).
+  void switch_host(std::size_t index);
+  // client::remove_local_watches: the engine removes them; their events go out with the next pump.
+  bool remove_local_watches(std::string_view path, watcher_type type);
   // The client object is going away: fail everything, drop the connection.
   void shutdown() noexcept;
 

@@ -28,6 +28,8 @@ class client_errc_category_impl final : public std::error_category {
         return "read-write server found: the session moves there from its read-only server";
       case client_errc::ensemble_changed:
         return "ensemble changed: the session moves to another server of the new configuration";
+      case client_errc::host_switched:
+        return "host switched: the session moves to the server the application asked for";
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }
@@ -43,6 +45,7 @@ class client_errc_category_impl final : public std::error_category {
       case client_errc::no_watch:
       case client_errc::read_write_server_found:
       case client_errc::ensemble_changed:
+      case client_errc::host_switched:
         break;
       case client_errc::invalid_ensemble_config:
         return cond == condition::protocol_violation;

@@ -85,14 +85,18 @@ void client_impl::apply_config(const std::string& text) {
     log(log_level::warning, [] { return std::string("ignoring an ensemble configuration without client addresses"); });
     return;
   }
-  if (hosts == servers_.hosts) return;
+  std::string version;
+  if (config.version) version = " version " + hex_session(*config.version);
+  replace_hosts(std::move(hosts), "ensemble configuration" + version, client_errc::ensemble_changed);
+}
+
+void client_impl::replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason) {
+  if (hosts.empty() || hosts == servers_.hosts || life_ == lifecycle::shut_down) return;
   const auto current = current_host_port();
   const rebalance_choice choice = choose_host_after_reconfig(servers_.hosts, hosts, current, rebalance_rng_);
   servers_.hosts = std::move(hosts);
   log(log_level::info, [&] {
-    std::string line = "ensemble configuration";
-    if (config.version) line += " version " + hex_session(*config.version);
-    line += ": hosts ";
+    std::string line = what + ": hosts ";
     for (std::size_t i = 0; i < servers_.hosts.size(); ++i) {
       if (i > 0) line += ',';
       line += to_string(servers_.hosts[i]);
@@ -102,7 +106,7 @@ void client_impl::apply_config(const std::string& text) {
   });
   engine_.update_hosts(servers_.hosts.size(), choice.current);
   if (choice.move_to) {
-    engine_.switch_host(now(), *choice.move_to, client_errc::ensemble_changed);
+    engine_.switch_host(now(), *choice.move_to, reason);
   } else if (probe_ && probe_->running() && choice.current) {
     probe_->start(servers_.hosts, *choice.current);
   }

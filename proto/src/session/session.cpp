@@ -355,6 +355,17 @@ bool session::cancel(request_id id) {
 
 void session::forget_watcher(watcher_id watcher) { impl_->watches.forget(watcher); }
 
+bool session::remove_local_watches(std::string_view path, watcher_type type) {
+  auto& m = *impl_;
+  m.removals.clear();
+  m.watches.remove(path, type, m.removals);
+  for (const auto& [w, removed] : m.removals) {
+    m.deliveries.push_back() = delivery(watch_delivery{
+        w, watcher_event{removed, keeper_state::sync_connected, std::string(path)}, {}, !m.watches.registered(w)});
+  }
+  return !m.removals.empty();
+}
+
 void session::close(time_point now) {
   auto& m = *impl_;
   if (m.st == session_state::closed || m.closing) return;

@@ -45,6 +45,12 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
         timeout(cfg.session_timeout),
         next_xid(cfg.first_xid > 0 ? cfg.first_xid : 1) {
     if (cfg.chroot == "/") cfg.chroot.clear();
+    if (cfg.resume_session_id != 0) {
+      session_id = cfg.resume_session_id;
+      passwd = cfg.resume_password;
+      passwd.resize(password_length, '\0');
+      resumable = true;
+    }
   }
 
   session_config cfg;

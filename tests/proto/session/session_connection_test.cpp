@@ -129,6 +129,35 @@ void expect_expiry(const std::string& response) {
   EXPECT_EQ(h.s.next_wakeup(), time_point::max());
 }
 
+// A session taken over from another process (session_config::resume_session_id): the first handshake already
+// carries its id and password (padded to 16 bytes), and a server that knows it keeps it.
+TEST(SessionHandshake, ResumesAGivenSessionOnTheFirstHandshake) {
+  auto c = config(1);
+  c.resume_session_id = session_b;
+  c.resume_password = "short";
+  harness h(c);
+  EXPECT_EQ(h.s.session_id(), session_b);
+  h.start();
+  h.connect_ok();
+  EXPECT_EQ(h.take_wire(), connect_frame(0, 6000, session_b, std::string("short") + std::string(11, '\0')));
+  h.feed(connect_response_frame(6000, session_b, password_a));
+  EXPECT_EQ(h.s.state(), session_state::connected);
+  EXPECT_EQ(h.s.session_id(), session_b);
+}
+
+// ... and one the server no longer knows ends as expired at that first handshake.
+TEST(SessionHandshake, AResumedSessionTheServerForgotIsExpired) {
+  auto c = config(1);
+  c.resume_session_id = session_b;
+  c.resume_password = std::string(password_a);
+  harness h(c);
+  h.start();
+  h.connect_ok();
+  h.take_wire();
+  h.feed(connect_response_frame(0, 0, zero_password));
+  EXPECT_EQ(h.s.state(), session_state::expired);
+}
+
 TEST(SessionExpiry, TimeoutZero) { expect_expiry(connect_response_frame(0, 0, zero_password)); }
 TEST(SessionExpiry, AnotherSessionId) { expect_expiry(connect_response_frame(6000, session_b, password_a)); }
 

@@ -127,6 +127,9 @@ class client {
   // --- observers (on the client's executor) ---
   [[nodiscard]] session_state state() const noexcept { return detail::state_of(*impl_); }
   [[nodiscard]] std::int64_t session_id() const noexcept { return detail::session_id_of(*impl_); }
+  // The session's password (16 bytes; zero bytes before the first handshake): with session_id(), what another
+  // client needs to take the session over (client_options::resume_session_id).
+  [[nodiscard]] std::string session_password() const { return detail::session_password_of(*impl_); }
   // The negotiated session timeout (the requested one before the first handshake).
   [[nodiscard]] std::chrono::milliseconds session_timeout() const noexcept {
     return detail::negotiated_timeout_of(*impl_);
@@ -165,6 +168,19 @@ class client {
     return detail::add_state_observer(*impl_, std::move(observer));
   }
   void remove_state_observer(std::uint64_t id) noexcept { detail::remove_state_observer(*impl_, id); }
+
+  // --- hosts ---
+
+  // Replaces the host list (the application's own zoo_set_servers; follow_config does it by itself). The client
+  // rebalances as with follow_config: it stays on its server if that server remains and the list did not grow,
+  // moves with probability 1 - old/new to an added one if it grew, and moves if its server was removed, keeping the
+  // session (state suspended with reason client_errc::ensemble_changed, then connected). Throws
+  // std::invalid_argument for an empty list. The chroot is unchanged.
+  void set_hosts(std::vector<host_port> hosts) { detail::set_hosts(*impl_, std::move(hosts)); }
+  // Reconnects now to servers().hosts[index], keeping the session (state suspended with reason
+  // client_errc::host_switched; requests in flight complete with client_error::connection_loss). Ignored for an
+  // index out of range or a session that ended.
+  void switch_host(std::size_t index) { detail::switch_host(*impl_, index); }
 
   // --- session ---
 
@@ -363,6 +379,13 @@ class client {
   template <class CompletionToken>
   auto async_remove_watches(std::string path, watcher_type type, CompletionToken&& token) {
     return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt});
+  }
+
+  // Removes this client's watchers of `type` on `path` without a request (it works without a connection): each gets
+  // its final *_watch_removed event, delivered on the executor after this returns. The server keeps its watch
+  // until it fires or the session reconnects; that event is then dropped. False when there was no such watcher.
+  bool remove_local_watches(std::string_view path, watcher_type type) {
+    return detail::remove_local_watches(*impl_, path, type);
   }
 
   // Whether the server has a watch of `type` on `path` for this session (checkWatches). Signature

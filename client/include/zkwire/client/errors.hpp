@@ -28,7 +28,8 @@ enum class client_errc : int {
   // Reasons of a state change to suspended (state_event::reason) when the client itself left a working
   // connection for another server; requests in flight then complete with client_error::connection_loss.
   read_write_server_found,  // connected read-only, the probe found a read-write server (docs/protocol.md#read-only)
-  ensemble_changed,         // client_options::follow_config: the configuration moved this client (rebalancing)
+  ensemble_changed,         // client_options::follow_config or client::set_hosts moved this client (rebalancing)
+  host_switched,            // client::switch_host: the application asked for another server
 };
 
 const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"

@@ -71,6 +71,11 @@ struct client_options {
   std::uint64_t seed = 0;
   // Added at start and replayed on every reconnect, in order (add_auth adds more later).
   std::vector<credential> auth;
+  // Non-zero: take over this existing session (client::session_id() and session_password() of the client that
+  // made it) instead of starting a new one; its ephemeral nodes and the server's watches stay. A session the
+  // server no longer knows ends at the first handshake with client_error::session_expired (state expired).
+  std::int64_t resume_session_id = 0;
+  std::string resume_session_password;  // 16 bytes (shorter is padded with zero bytes)
   // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (docs/protocol.md#limits).
   std::size_t max_frame_size = jute::default_max_length;
   // --- SASL ---

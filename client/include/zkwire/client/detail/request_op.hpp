@@ -39,6 +39,10 @@ void remove_state_observer(client_impl& impl, std::uint64_t id) noexcept;
 std::size_t pending_requests_of(const client_impl& impl) noexcept;
 std::size_t watch_count_of(const client_impl& impl) noexcept;
 std::optional<host_port> connected_host_of(const client_impl& impl);
+std::string session_password_of(const client_impl& impl);
+void set_hosts(client_impl& impl, std::vector<host_port> hosts);
+void switch_host(client_impl& impl, std::size_t index);
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type);
 
 template <class Result>
 std::error_code convert(proto::completion&& c, watched<Result>& out) {

@@ -113,6 +113,11 @@ struct session_config {
   // A rejection (wrong user or password, or a server that fails to prove it knows the password) ends the session
   // in state auth_failed with client_error::sasl_failed or sasl_exchange_failed; it is never retried.
   std::optional<sasl_credentials> sasl;
+  // Non-zero: the first handshake resumes this session (its id and the password the server gave it, padded or cut
+  // to 16 bytes) instead of asking for a new one, as a process taking over another's session does. A server that
+  // no longer knows it answers as for any expired session (state expired).
+  std::int64_t resume_session_id = 0;
+  std::string resume_password;
 };
 
 using request_id = std::uint64_t;  // assigned by submit(), unique per engine, never 0
@@ -201,6 +206,11 @@ class session {
   // Drops a watcher on the client side only (no request); it gets no further deliveries. Use submit() with
   // removeWatches to also remove the server's registration.
   void forget_watcher(watcher_id watcher);
+  // Removes this client's watchers of `type` on `path` (a client path) without telling the server, which keeps its
+  // watch until it fires (the event then finds no watcher and is dropped) or the next reconnect (not re-armed).
+  // Each watcher removed gets its removal event (data_watch_removed, ...) as a delivery, `final` when it has no
+  // registration left. Returns false when there was none (the C API's ZNOWATCHER).
+  bool remove_local_watches(std::string_view path, watcher_type type);
   // Sends closeSession when connected and completes with state closed when it is answered (or at the read
   // timeout); otherwise closes at once. Pending requests complete with client_error::closed, except those already
   // written before the closeSession, whose replies arrive first and complete them normally.

@@ -1,0 +1,32 @@
+#pragma once
+// Between zkwire's C++ values and the C API's: result codes, stats, ACLs, string vectors, session states and
+// watch events. The C values handed to the application are malloc'ed, as the deallocate_* functions expect.
+
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zkwire/client/types.hpp"
+#include "zookeeper.h"
+
+namespace zkwire::capi {
+
+// The C client's return code for an operation's error (ZOK for none).
+int to_rc(const std::error_code& ec) noexcept;
+
+void copy_stat(const zkwire::stat& from, struct Stat* to) noexcept;
+
+// NULL or an empty vector is refused by the server (INVALIDACL) as it is by the C client.
+std::vector<zkwire::acl> acl_from_c(const struct ACL_vector* acl);
+// Fills `out` with malloc'ed copies (free with deallocate_ACL_vector / deallocate_String_vector).
+void acl_to_c(const std::vector<zkwire::acl>& acl, struct ACL_vector* out);
+void strings_to_c(const std::vector<std::string>& strings, struct String_vector* out);
+
+// The C session state for a zkwire one (what zoo_state returns and watchers see).
+int state_to_c(zkwire::session_state state) noexcept;
+int event_to_c(zkwire::event_type type) noexcept;
+
+// A create mode of the C API, or nullopt for an unknown value.
+bool create_mode_from_c(int mode, zkwire::create_mode& out) noexcept;
+
+}  // namespace zkwire::capi

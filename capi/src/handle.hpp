@@ -1,0 +1,135 @@
+#pragma once
+// A zhandle_t: one zkwire::client on an io_context run by the handle's I/O thread, and a completion thread that
+// calls the application's completions and watchers in the order they were queued (docs/libzookeeper.md#threads).
+//
+// The client is only touched on the I/O thread: every call posts its work there (run_on_io). Results are turned
+// into C values on the I/O thread and queued as closures for the completion thread (deliver), except the results
+// of synchronous calls, which go straight to the waiting caller (sync_call), so that a synchronous call also
+// works from a completion or watcher.
+
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "zkwire/client/client.hpp"
+#include "zookeeper.h"
+
+namespace zkwire::capi {
+
+// Closures for the completion thread, in order. stop() ends the thread once the queue is empty.
+class completion_queue {
+ public:
+  void push(std::function<void()> work);
+  // Runs queued work until stop(); returns after the last item.
+  void run();
+  void stop();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> work_;
+  bool stopping_ = false;
+  bool waiting_ = false;  // the completion thread sleeps on ready_
+};
+
+// A watcher given to a *_w* call, with its context.
+struct watcher_ref {
+  watcher_fn fn = nullptr;
+  void* context = nullptr;
+  bool operator<(const watcher_ref& other) const {
+    return std::pair(reinterpret_cast<std::uintptr_t>(fn), context) <
+           std::pair(reinterpret_cast<std::uintptr_t>(other.fn), other.context);
+  }
+};
+
+// One watcher's call for one event: the C client calls a (function, context) once per event on a path, however
+// many reads registered it.
+struct event_call {
+  std::string path;
+  int type = 0;
+  watcher_ref watcher;
+  bool operator<(const event_call& other) const {
+    if (path != other.path) return path < other.path;
+    if (type != other.type) return type < other.type;
+    return watcher < other.watcher;
+  }
+};
+
+}  // namespace zkwire::capi
+
+// The C API's opaque handle (a global name: zookeeper.h declares `struct _zhandle`).
+struct _zhandle {
+  _zhandle() = default;
+  _zhandle(const _zhandle&) = delete;
+  _zhandle& operator=(const _zhandle&) = delete;
+  _zhandle(_zhandle&&) = delete;
+  _zhandle& operator=(_zhandle&&) = delete;
+  ~_zhandle() = default;
+
+  // --- set by zookeeper_init, read from any thread ---
+  std::atomic<watcher_fn> watcher{nullptr};
+  std::atomic<void*> context{nullptr};
+  std::atomic<log_callback_fn> log_callback{nullptr};
+  int requested_timeout = 0;
+  std::string hosts_text;  // as given, for log lines
+
+  // --- what the I/O thread publishes for the observers (zoo_state, zoo_client_id, ...) ---
+  std::atomic<int> state{0};
+  std::atomic<int> negotiated_timeout{0};
+  std::atomic<bool> unrecoverable{false};
+  std::atomic<bool> closing{false};
+  std::mutex info_mutex;            // guards the three below
+  clientid_t client_id{};           // zoo_client_id's answer
+  std::string current_server;       // zoo_get_current_server's, "host:port" or ""
+  std::string current_server_copy;  // the string returned to the caller (stable until the next call)
+
+  // --- the I/O side ---
+  asio::io_context io{1};
+  std::optional<zkwire::client> client;  // I/O thread only
+  // Watchers of *_w* calls whose watch is live, keyed by the client's registration: they also get session events.
+  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;  // I/O thread only
+  std::uint64_t next_watcher_key = 1;                                // I/O thread only
+  // The calls made for the event being fanned out now (cleared by a handler posted behind the fan-out).
+  std::set<zkwire::capi::event_call> calls_this_event;                                // I/O thread only
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_work;  // until zookeeper_close
+  std::thread io_thread;
+
+  // --- the completion side ---
+  zkwire::capi::completion_queue completions;
+  std::thread completion_thread;
+  std::atomic<bool> free_on_completion_exit{false};  // zookeeper_close was called from the completion thread
+};
+
+namespace zkwire::capi {
+
+// The handle the current thread's completion loop serves (nullptr on other threads).
+zhandle_t* completion_thread_handle() noexcept;
+
+// Runs `work` on the handle's I/O thread (with the client).
+template <class Work>
+void run_on_io(zhandle_t* zh, Work&& work) {
+  asio::post(zh->io, std::forward<Work>(work));
+}
+
+// Queues `work` for the completion thread.
+inline void deliver(zhandle_t* zh, std::function<void()> work) { zh->completions.push(std::move(work)); }
+
+// ZBADARGUMENTS for a NULL handle, ZINVALIDSTATE once the handle closes or its session ended, else ZOK.
+int check_handle(const zhandle_t* zh) noexcept;
+// ZOK for a path ZooKeeper accepts (with `sequential`, a prefix of one), else ZBADARGUMENTS.
+int check_path(const char* path, bool sequential = false) noexcept;
+
+}  // namespace zkwire::capi

@@ -1,0 +1,83 @@
+#pragma once
+// The shape every operation of the C API shares: the caller's thread validates and copies the arguments, the I/O
+// thread starts the client operation, and its result goes to a sink: for an asynchronous call a closure queued for
+// the completion thread, for a synchronous one the waiting caller (handle.hpp).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "convert.hpp"
+#include "handle.hpp"
+
+namespace zkwire::capi {
+
+// Where a result goes, called on the I/O thread with the C return code.
+template <class Result>
+using sink = std::function<void(int rc, Result&& result)>;
+
+// A result-less operation's result.
+struct none {};
+
+// A watcher argument of a read: none, the handle's global watcher (watch != 0), or a *_w* call's own.
+struct watch_arg {
+  enum class kind { none, global, own } how = kind::none;
+  watcher_ref ref;
+
+  [[nodiscard]] bool wanted() const noexcept { return how != kind::none; }
+  static watch_arg from_flag(int watch) { return watch != 0 ? watch_arg{kind::global, {}} : watch_arg{}; }
+  static watch_arg own(watcher_fn fn, void* context) {
+    return fn != nullptr ? watch_arg{kind::own, {fn, context}} : watch_arg{};
+  }
+};
+
+// A watch callback registered for session events until it fires (handle.cpp). `key` forgets it when the read
+// that would have armed it failed.
+struct armed_watcher {
+  std::uint64_t key = 0;
+  zkwire::watch_callback callback;
+};
+armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch);
+void forget_watcher(zhandle_t* zh, std::uint64_t key);
+
+// Runs start(client, done) on the I/O thread; done(ec, result) (the client's completion) reaches `out` as a C
+// code. A handle whose client is already gone answers ZCLOSING.
+template <class Result, class Start>
+void start_op(zhandle_t* zh, Start start, sink<Result> out) {
+  run_on_io(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
+    if (!zh->client) {
+      out(ZCLOSING, Result{});
+      return;
+    }
+    start(*zh->client,
+          [out = std::move(out)](std::error_code ec, Result result) mutable { out(to_rc(ec), std::move(result)); });
+  });
+}
+
+// The same for a client operation whose completion carries no result.
+template <class Start>
+void start_void_op(zhandle_t* zh, Start start, sink<none> out) {
+  run_on_io(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
+    if (!zh->client) {
+      out(ZCLOSING, none{});
+      return;
+    }
+    start(*zh->client, [out = std::move(out)](std::error_code ec) mutable { out(to_rc(ec), none{}); });
+  });
+}
+
+// A sink that queues call(rc, result) for the completion thread.
+template <class Result, class Call>
+sink<Result> async_sink(zhandle_t* zh, Call call) {
+  return [zh, call = std::move(call)](int rc, Result&& result) mutable {
+    deliver(zh, [call, rc, result = std::make_shared<Result>(std::move(result))]() mutable { call(rc, *result); });
+  };
+}
+
+// Waits for a synchronous call: `run(done)` starts the operation with a sink that stores its outputs and then
+// calls done(rc).
+int wait_sync(zhandle_t* zh, const std::function<void(std::function<void(int)>)>& run);
+
+}  // namespace zkwire::capi

@@ -1,0 +1,370 @@
+// Sessions of the C API: zookeeper_init*, zookeeper_close and the handle's observers and settings.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <future>
+#include <set>
+#include <string>
+
+#include "logging.hpp"
+#include "ops.hpp"
+#include "zkwire/client/tls_options.hpp"
+
+namespace zkwire::capi {
+
+void run_completions(zhandle_t* zh);  // handle.cpp
+
+namespace {
+
+std::atomic<bool> deterministic_order{false};
+
+ZooLogLevel level_of(zkwire::log_level level) {
+  switch (level) {
+    case zkwire::log_level::debug:
+      return ZOO_LOG_LEVEL_DEBUG;
+    case zkwire::log_level::info:
+      return ZOO_LOG_LEVEL_INFO;
+    case zkwire::log_level::warning:
+      return ZOO_LOG_LEVEL_WARN;
+    case zkwire::log_level::error:
+      return ZOO_LOG_LEVEL_ERROR;
+  }
+  return ZOO_LOG_LEVEL_INFO;
+}
+
+// The C client's session event for a state change, or 0 for none.
+int session_event_state(const zkwire::state_event& e) {
+  switch (e.to) {
+    case zkwire::session_state::connected:
+      return ZOO_CONNECTED_STATE;
+    case zkwire::session_state::connected_read_only:
+      return ZOO_READONLY_STATE;
+    case zkwire::session_state::suspended:
+      return e.from == zkwire::session_state::connected || e.from == zkwire::session_state::connected_read_only
+                 ? ZOO_CONNECTING_STATE
+                 : 0;
+    case zkwire::session_state::expired:
+      return ZOO_EXPIRED_SESSION_STATE;
+    case zkwire::session_state::auth_failed:
+      return ZOO_AUTH_FAILED_STATE;
+    default:
+      return 0;
+  }
+}
+
+// On the I/O thread: publish the new state and tell the watchers, as the C client does (the handle's watcher, then
+// every other watcher waiting for an event, each (function, context) once; per-call watchers hear of an expiry
+// from their own final delivery).
+void on_state(zhandle_t* zh, const zkwire::state_event& e) {
+  zh->state = state_to_c(e.to);
+  if (e.to == zkwire::session_state::expired || e.to == zkwire::session_state::auth_failed) zh->unrecoverable = true;
+  if (e.to == zkwire::session_state::connected || e.to == zkwire::session_state::connected_read_only) {
+    const auto host = zh->client->connected_host();
+    const std::string password = zh->client->session_password();
+    const std::lock_guard lock(zh->info_mutex);
+    zh->client_id.client_id = zh->client->session_id();
+    std::memcpy(zh->client_id.passwd, password.data(), std::min(password.size(), sizeof zh->client_id.passwd));
+    zh->current_server = host ? zkwire::to_string(*host) : std::string();
+    zh->negotiated_timeout = static_cast<int>(zh->client->session_timeout().count());
+  } else {
+    const std::lock_guard lock(zh->info_mutex);
+    zh->current_server.clear();
+  }
+  const int state = session_event_state(e);
+  if (state == 0) return;
+  if (state == ZOO_CONNECTED_STATE || state == ZOO_READONLY_STATE) {
+    char line[160];
+    std::snprintf(line, sizeof line, "session established on server [%s], session id 0x%llx, negotiated timeout %d ms",
+                  zh->current_server.c_str(), static_cast<unsigned long long>(zh->client_id.client_id),
+                  zh->negotiated_timeout.load());
+    log_line(zh, ZOO_LOG_LEVEL_INFO, __func__, __LINE__, line);
+  }  // the client logs the other changes itself
+  std::set<watcher_ref> others;
+  if (state == ZOO_CONNECTING_STATE || state == ZOO_CONNECTED_STATE || state == ZOO_READONLY_STATE) {
+    for (const auto& [key, ref] : zh->live_watchers) others.insert(ref);
+  }
+  deliver(zh, [zh, state, others = std::move(others)] {
+    watcher_fn global = zh->watcher;
+    void* context = zh->context;
+    if (global != nullptr) global(zh, ZOO_SESSION_EVENT, state, "", context);
+    for (const auto& ref : others) {
+      if (ref.fn == global && ref.context == context) continue;
+      ref.fn(zh, ZOO_SESSION_EVENT, state, "", ref.context);
+    }
+  });
+}
+
+zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid, void* context,
+                       int flags, log_callback_fn log_callback, std::optional<zkwire::tls_options> tls) {
+  if (host == nullptr) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  zkwire::connect_string parsed;
+  std::string reason;
+  if (zkwire::parse_connect_string(host, parsed, &reason)) {
+    log_line(nullptr, ZOO_LOG_LEVEL_ERROR, __func__, __LINE__, std::string("invalid host list: ") + reason);
+    errno = EINVAL;
+    return nullptr;
+  }
+  auto zh = std::make_unique<_zhandle>();
+  zh->watcher = fn;
+  zh->context = context;
+  zh->log_callback = log_callback;
+  zh->requested_timeout = recv_timeout;
+  zh->hosts_text = host;
+  zh->state = ZOO_CONNECTING_STATE;
+
+  zkwire::client_options options;
+  options.connect_string = host;
+  options.session_timeout = std::chrono::milliseconds(std::max(recv_timeout, 1));
+  options.can_be_read_only = (flags & ZOO_READONLY) != 0;
+  options.shuffle_hosts = !deterministic_order;
+  if (clientid != nullptr && clientid->client_id != 0) {
+    options.resume_session_id = clientid->client_id;
+    options.resume_session_password.assign(clientid->passwd, sizeof clientid->passwd);
+    zh->client_id = *clientid;
+  }
+  options.tls = std::move(tls);
+  zhandle_t* raw = zh.get();
+  options.logger = [raw](zkwire::log_level level, std::string_view message) {
+    log_line(raw, level_of(level), "zkwire", 0, message);
+  };
+  try {
+    zh->client.emplace(zh->io.get_executor(), std::move(options));
+  } catch (const std::exception& e) {
+    log_line(raw, ZOO_LOG_LEVEL_ERROR, __func__, __LINE__, e.what());
+    errno = EINVAL;
+    return nullptr;
+  }
+  zh->client->set_state_listener([raw](const zkwire::state_event& e) { on_state(raw, e); });
+  zh->client->async_connect([](std::error_code) {});  // the session starts; the watcher hears of it
+  zh->io_work.emplace(zh->io.get_executor());
+  log_line(raw, ZOO_LOG_LEVEL_INFO, __func__, __LINE__,
+           "initiating client connection, host=" + raw->hosts_text + " sessionTimeout=" + std::to_string(recv_timeout) +
+               " watcher=" + (fn != nullptr ? "set" : "none") + " flags=" + std::to_string(flags));
+  try {
+    zh->io_thread = std::thread([raw] { raw->io.run(); });
+    zh->completion_thread = std::thread(run_completions, raw);
+  } catch (const std::system_error&) {
+    if (zh->io_thread.joinable()) {
+      zh->io_work.reset();
+      asio::post(zh->io, [raw] { raw->client.reset(); });
+      zh->io_thread.join();
+    }
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return zh.release();
+}
+
+// "ca,cert,key[,password]" of zookeeper_init_ssl.
+bool parse_cert(const char* cert, zkwire::tls_options& out) {
+  if (cert == nullptr) return false;
+  std::vector<std::string> parts;
+  std::string text = cert;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (parts.size() < 3 || parts.size() > 4 || parts[0].empty()) return false;
+  if (parts.size() == 4 && !parts[3].empty()) return false;  // encrypted keys are not supported
+  out.ca_file = parts[0];
+  out.cert_file = parts[1];
+  out.key_file = parts[2];
+  // The C client checks the chain but not the host name; so do we, or programs that connect by address to
+  // servers whose certificates name hosts would stop working.
+  out.verify_host_name = false;
+  return true;
+}
+
+}  // namespace
+
+}  // namespace zkwire::capi
+
+using namespace zkwire::capi;  // NOLINT(google-build-using-namespace): the C entry points below use it throughout
+
+extern "C" {
+
+ZOOAPI zhandle_t* zookeeper_init(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
+                                 void* context, int flags) {
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, std::nullopt);
+}
+
+ZOOAPI zhandle_t* zookeeper_init2(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
+                                  void* context, int flags, log_callback_fn log_callback) {
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, log_callback, std::nullopt);
+}
+
+ZOOAPI zhandle_t* zookeeper_init_ssl(const char* host, const char* cert, watcher_fn fn, int recv_timeout,
+                                     const clientid_t* clientid, void* context, int flags) {
+  zkwire::tls_options tls;
+  if (!parse_cert(cert, tls)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, std::move(tls));
+}
+
+ZOOAPI void close_zsock(zsock_t* /*zsock*/) {}  // the library keeps no zsock_t of the application's
+
+ZOOAPI int zookeeper_close(zhandle_t* zh) {
+  if (zh == nullptr) return ZBADARGUMENTS;
+  if (zh->closing.exchange(true)) return ZOK;
+  log_line(zh, ZOO_LOG_LEVEL_INFO, __func__, __LINE__, "closing zookeeper session");
+  // Close the session (pending calls complete with ZCLOSING), then let the I/O thread finish what is posted.
+  std::promise<void> closed;
+  run_on_io(zh, [zh, &closed] {
+    if (!zh->client) {
+      closed.set_value();
+      return;
+    }
+    zh->client->async_close([&closed](std::error_code) { closed.set_value(); });
+  });
+  closed.get_future().wait();
+  run_on_io(zh, [zh] {
+    zh->client.reset();
+    zh->live_watchers.clear();
+    zh->io_work.reset();
+  });
+  zh->io_thread.join();
+  zh->state = 0;
+  if (completion_thread_handle() == zh) {
+    // Inside a completion or watcher of this handle: its thread frees the handle once this callback returned and
+    // what was queued before ran.
+    zh->free_on_completion_exit = true;
+    zh->completion_thread.detach();
+    zh->completions.stop();
+    return ZOK;
+  }
+  zh->completions.stop();
+  zh->completion_thread.join();
+  delete zh;
+  return ZOK;
+}
+
+ZOOAPI int zoo_state(zhandle_t* zh) { return zh != nullptr ? zh->state.load() : 0; }
+
+ZOOAPI const clientid_t* zoo_client_id(zhandle_t* zh) {
+  if (zh == nullptr) return nullptr;
+  return &zh->client_id;
+}
+
+ZOOAPI int zoo_recv_timeout(zhandle_t* zh) {
+  if (zh == nullptr) return -1;
+  const int negotiated = zh->negotiated_timeout;
+  return negotiated != 0 ? negotiated : zh->requested_timeout;
+}
+
+ZOOAPI const void* zoo_get_context(zhandle_t* zh) { return zh != nullptr ? zh->context.load() : nullptr; }
+
+ZOOAPI void zoo_set_context(zhandle_t* zh, void* context) {
+  if (zh != nullptr) zh->context = context;
+}
+
+ZOOAPI watcher_fn zoo_set_watcher(zhandle_t* zh, watcher_fn fn) {
+  if (zh == nullptr) return nullptr;
+  return zh->watcher.exchange(fn);
+}
+
+ZOOAPI const char* zoo_get_current_server(zhandle_t* zh) {
+  if (zh == nullptr) return nullptr;
+  const std::lock_guard lock(zh->info_mutex);
+  zh->current_server_copy = zh->current_server;
+  return zh->current_server_copy.empty() ? nullptr : zh->current_server_copy.c_str();
+}
+
+ZOOAPI struct sockaddr* zookeeper_get_connected_host(zhandle_t* zh, struct sockaddr* addr, socklen_t* addr_len) {
+  if (zh == nullptr || addr == nullptr || addr_len == nullptr) return nullptr;
+  if (zh->state != ZOO_CONNECTED_STATE && zh->state != ZOO_READONLY_STATE) return nullptr;
+  std::string server;
+  {
+    const std::lock_guard lock(zh->info_mutex);
+    server = zh->current_server;
+  }
+  zkwire::connect_string parsed;
+  if (server.empty() || zkwire::parse_connect_string(server, parsed) || parsed.hosts.empty()) return nullptr;
+  const auto& hp = parsed.hosts.front();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(hp.host.c_str(), std::to_string(hp.port).c_str(), &hints, &found) != 0 || found == nullptr) {
+    return nullptr;
+  }
+  struct sockaddr* out = nullptr;
+  if (found->ai_addrlen <= *addr_len) {
+    std::memcpy(addr, found->ai_addr, found->ai_addrlen);
+    *addr_len = found->ai_addrlen;
+    out = addr;
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+ZOOAPI int zoo_set_servers(zhandle_t* zh, const char* hosts) {
+  if (zh == nullptr || hosts == nullptr) return ZBADARGUMENTS;
+  if (zh->closing) return ZINVALIDSTATE;
+  zkwire::connect_string parsed;
+  if (zkwire::parse_connect_string(hosts, parsed) || parsed.hosts.empty()) return ZBADARGUMENTS;
+  run_on_io(zh, [zh, list = std::move(parsed.hosts)]() mutable {
+    if (zh->client) zh->client->set_hosts(std::move(list));
+  });
+  return ZOK;
+}
+
+ZOOAPI int zoo_set_servers_resolution_delay(zhandle_t* zh, int delay_ms) {
+  if (zh == nullptr || delay_ms < -1) return ZBADARGUMENTS;
+  // zkwire resolves host names at every connection attempt, which is what a delay of 0 asks for; a longer delay
+  // only saves the C client resolver calls (docs/libzookeeper.md#differences).
+  return ZOK;
+}
+
+ZOOAPI void zoo_cycle_next_server(zhandle_t* zh) {
+  if (zh == nullptr || zh->closing) return;
+  run_on_io(zh, [zh] {
+    if (!zh->client) return;
+    const auto& hosts = zh->client->servers().hosts;
+    const auto current = zh->client->connected_host();
+    std::size_t next = 0;
+    if (current) {
+      const auto it = std::find(hosts.begin(), hosts.end(), *current);
+      if (it != hosts.end()) next = (static_cast<std::size_t>(it - hosts.begin()) + 1) % hosts.size();
+    }
+    zh->client->switch_host(next);
+  });
+}
+
+ZOOAPI void zoo_deterministic_conn_order(int yes) { deterministic_order = yes != 0; }
+
+ZOOAPI int is_unrecoverable(zhandle_t* zh) {
+  if (zh == nullptr) return ZINVALIDSTATE;
+  return zh->unrecoverable ? ZINVALIDSTATE : ZOK;
+}
+
+ZOOAPI int zoo_add_auth(zhandle_t* zh, const char* scheme, const char* cert, int cert_len, void_completion_t completion,
+                        const void* data) {
+  if (zh == nullptr || scheme == nullptr) return ZBADARGUMENTS;
+  if (const int rc = check_handle(zh)) return rc;
+  std::string credentials;
+  if (cert != nullptr && cert_len > 0) credentials.assign(cert, static_cast<std::size_t>(cert_len));
+  start_void_op(
+      zh,
+      [scheme = std::string(scheme), credentials = std::move(credentials)](zkwire::client& c, auto done) mutable {
+        c.async_add_auth(std::move(scheme), std::move(credentials), std::move(done));
+      },
+      async_sink<none>(zh, [completion, data](int rc, none&) {
+        if (completion != nullptr) completion(rc, data);
+      }));
+  return ZOK;
+}
+
+}  // extern "C"
