@@ -2,10 +2,12 @@
 // ZooKeeper it starts with the project's test servers (tests/support/zk_cluster.hpp), on a chosen
 // libzookeeper_mt.so.2.
 //
-//   zkwire_capi_launch --library debian|zkwire --expect-lib FILE [--lib-dir DIR] [--timeout S] -- PROGRAM ARGS...
+//   zkwire_capi_launch --library debian|zkwire --expect-lib FILE [--lib-dir DIR] [--preload FILE] [--timeout S]
+//                      -- PROGRAM ARGS...
 //
 // PROGRAM (an absolute path) gets ZKWIRE_CAPI_HOSTS (the connect string), ZKWIRE_CAPI_LIBRARY (debian or zkwire)
-// and ZKWIRE_CAPI_EXPECT_LIB=FILE in its environment, and LD_LIBRARY_PATH=DIR when --lib-dir is given; it checks itself
+// and ZKWIRE_CAPI_EXPECT_LIB=FILE in its environment, LD_LIBRARY_PATH=DIR with --lib-dir, and LD_PRELOAD=FILE with
+// --preload (the sanitizer runtime an instrumented library needs in our uninstrumented programs); it checks itself
 // that FILE is what the loader mapped (capi_test.c). Its stdout and stderr are copied to ours once it ends; the exit
 // status is PROGRAM's, 124 if it ran past --timeout (it is then killed), 2 on a usage error, 3 if the server does not
 // start.
@@ -29,6 +31,7 @@ struct launch_options {
   std::string library;
   std::string expect_lib;
   std::string lib_dir;
+  std::string preload;
   int timeout_s = 240;
   std::vector<std::string> argv;
 };
@@ -45,6 +48,8 @@ bool parse(int argc, char** argv, launch_options& options) {
       options.library = argv[++i];
     } else if (arg == "--expect-lib") {
       options.expect_lib = argv[++i];
+    } else if (arg == "--preload") {
+      options.preload = argv[++i];
     } else if (arg == "--lib-dir") {
       options.lib_dir = argv[++i];
     } else if (arg == "--timeout") {
@@ -62,8 +67,9 @@ bool parse(int argc, char** argv, launch_options& options) {
 int main(int argc, char** argv) {
   launch_options options;
   if (!parse(argc, argv, options)) {
-    std::cerr << "usage: zkwire_capi_launch --library debian|zkwire --expect-lib FILE [--lib-dir DIR] [--timeout S] -- "
-                 "PROGRAM ARGS...\n";
+    std::cerr << "usage: zkwire_capi_launch --library debian|zkwire --expect-lib FILE [--lib-dir DIR] [--preload FILE] "
+                 "[--timeout S] "
+                 "-- PROGRAM ARGS...\n";
     return 2;
   }
   try {
@@ -71,6 +77,10 @@ int main(int argc, char** argv) {
     ::setenv("ZKWIRE_CAPI_HOSTS", cluster.connect_string().c_str(), 1);
     ::setenv("ZKWIRE_CAPI_LIBRARY", options.library.c_str(), 1);
     ::setenv("ZKWIRE_CAPI_EXPECT_LIB", options.expect_lib.c_str(), 1);
+    if (!options.preload.empty()) {
+      ::setenv("LD_PRELOAD", options.preload.c_str(), 1);
+      ::setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+    }
     if (options.lib_dir.empty()) {
       ::unsetenv("LD_LIBRARY_PATH");
     } else {

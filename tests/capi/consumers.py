@@ -2,7 +2,7 @@
 """Runs programs nobody here wrote, unmodified, on two libzookeeper_mt.so.2 builds against one server, and compares
 their outputs once normalized (session ids, times, zxids, pointers, the per-run root node).
 
-  consumers.py cli_mt|load_gen --debian-lib FILE
+  consumers.py cli_mt|load_gen --debian-lib FILE [--preload SANITIZER_RUNTIME]
 
 The reference run uses Debian's library (LD_LIBRARY_PATH removed); the candidate run uses the environment this
 script got from zkwire_capi_launch: LD_LIBRARY_PATH and ZKWIRE_CAPI_EXPECT_LIB (Debian's library again in the
@@ -65,16 +65,22 @@ def library_loaded(debug_prefix):
 
 
 class Library:
-    def __init__(self, name, lib_dir, expected):
+    def __init__(self, name, lib_dir, expected, preload=None):
         self.name = name
         self.lib_dir = lib_dir
         self.expected = os.path.realpath(expected)
+        self.preload = preload
 
     def env(self, debug_prefix):
         env = dict(os.environ)
         env.pop("LD_LIBRARY_PATH", None)
         if self.lib_dir:
             env["LD_LIBRARY_PATH"] = self.lib_dir
+        if self.preload:
+            # An instrumented library in a program that is not: the sanitizer runtime goes first. The programs' own
+            # leaks are not ours to judge.
+            env["LD_PRELOAD"] = self.preload
+            env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
         env["LD_DEBUG"] = "libs"
         env["LD_DEBUG_OUTPUT"] = debug_prefix
         return env
@@ -185,14 +191,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tool", choices=["cli_mt", "load_gen"])
     parser.add_argument("--debian-lib", required=True)
+    parser.add_argument("--preload", help="a sanitizer runtime for the runs on a library other than Debian's")
     args = parser.parse_args()
     if not HOSTS or not os.environ.get("ZKWIRE_CAPI_EXPECT_LIB"):
         raise SystemExit("FAIL: run through zkwire_capi_launch (ZKWIRE_CAPI_HOSTS, ZKWIRE_CAPI_EXPECT_LIB unset)")
     if not os.access(f"{BIN}/{args.tool}", os.X_OK):
         raise SystemExit(f"FAIL: {BIN}/{args.tool} missing (Debian's zookeeper-bin, see scripts/setup)")
     reference = Library("debian", None, args.debian_lib)
-    candidate = Library(os.environ.get("ZKWIRE_CAPI_LIBRARY", "candidate"), os.environ.get("LD_LIBRARY_PATH"),
-                        os.environ["ZKWIRE_CAPI_EXPECT_LIB"])
+    lib_dir = os.environ.get("LD_LIBRARY_PATH")
+    candidate = Library(os.environ.get("ZKWIRE_CAPI_LIBRARY", "candidate"), lib_dir,
+                        os.environ["ZKWIRE_CAPI_EXPECT_LIB"], args.preload if lib_dir else None)
     with tempfile.TemporaryDirectory(prefix="zkwire-consumers-") as scratch:
         if args.tool == "cli_mt":
             failures = compare_cli(reference, candidate, scratch)

@@ -169,11 +169,53 @@ static void calls_after_expiry(void) {
   ct_latch_destroy(&session.events);
 }
 
+struct sync_done {
+  struct ct_latch latch;
+  int rc;
+  char value[128];
+};
+
+static void on_sync(int rc, const char* value, const void* data) {
+  struct sync_done* done = (struct sync_done*)data;
+  done->rc = rc;
+  snprintf(done->value, sizeof done->value, "%s", value != NULL ? value : "(null)");
+  ct_latch_add(&done->latch, 1);
+}
+
+/* zoo_async (sync): the completion gets ZOK and the path; a write made by another handle before it is then seen. */
+static void sync_then_read(void) {
+  struct ct_session writer_session;
+  struct ct_session reader_session;
+  zhandle_t* writer = ct_connect(&writer_session, NULL, CT_SESSION_TIMEOUT_MS);
+  zhandle_t* reader = ct_connect(&reader_session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (writer == NULL || reader == NULL) return;
+  char node[128];
+  ct_root(node, sizeof node, "sync");
+  ct_create(writer, node, "v1");
+  struct sync_done done = {.rc = 12345};
+  ct_latch_init(&done.latch);
+  CT_CHECK_RC(zoo_async(reader, node, on_sync, &done), ZOK);
+  CT_CHECK(ct_latch_wait(&done.latch, 1, CT_WAIT_MS));
+  CT_CHECK_RC(done.rc, ZOK);
+  CT_CHECK_STR(done.value, node);
+  char buffer[8];
+  int len = sizeof buffer;
+  struct Stat stat;
+  CT_CHECK_RC(zoo_get(reader, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, 2);
+  CT_CHECK_RC(zoo_delete(writer, node, -1), ZOK);
+  CT_CHECK_RC(zookeeper_close(writer), ZOK);
+  CT_CHECK_RC(zookeeper_close(reader), ZOK);
+  ct_latch_destroy(&done.latch);
+  ct_latch_destroy(&writer_session.events);
+  ct_latch_destroy(&reader_session.events);
+}
+
 int main(void) {
   static const struct ct_case cases[] = {
       {"resume_by_client_id", resume_by_client_id}, {"unknown_client_id", unknown_client_id},
       {"negotiated_timeout", negotiated_timeout},   {"handle_context", handle_context},
-      {"calls_after_expiry", calls_after_expiry},
+      {"calls_after_expiry", calls_after_expiry},   {"sync_then_read", sync_then_read},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }
