@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,31 +242,63 @@ void ct_delete_tree(zhandle_t* zh, const char* path) {
   zoo_delete(zh, path, -1);
 }
 
-int ct_expire_session(zhandle_t* zh, struct ct_session* session) {
-  /* The twin's connect moves the session away from `zh`, which reconnects at once and may take it back before the
-   * twin's close arrives (the server then refuses that close): try again until `zh` hears of the expiry. A twin
-   * that finds the session expired already only has to wait for `zh` to hear it. */
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    struct ct_session twin;
-    memset(&twin, 0, sizeof twin);
-    ct_latch_init(&twin.events);
-    zhandle_t* other = zookeeper_init(ct_hosts(), session_watcher, CT_SESSION_TIMEOUT_MS, zoo_client_id(zh), &twin, 0);
-    if (other == NULL) {
-      ct_fail(__FILE__, __LINE__, "zookeeper_init: %s", strerror(errno));
-      return 0;
-    }
-    int answered = ct_latch_wait(&twin.events, 1, CT_WAIT_MS);
-    pthread_mutex_lock(&twin.events.mutex);
-    int expired = twin.expired > 0;
-    pthread_mutex_unlock(&twin.events.mutex);
-    zookeeper_close(other);
-    ct_latch_destroy(&twin.events);
-    if (!answered) {
-      ct_fail(__FILE__, __LINE__, "the second handle got no session event");
-      return 0;
-    }
-    if (ct_wait_state(session, ZOO_EXPIRED_SESSION_STATE, expired ? CT_WAIT_MS : 3000)) return 1;
+int ct_in_expired_session(void (*checks)(zhandle_t* zh, struct ct_session* session)) {
+  int channel[2];
+  if (pipe(channel) != 0) {
+    ct_fail(__FILE__, __LINE__, "pipe: %s", strerror(errno));
+    return 0;
   }
-  ct_fail(__FILE__, __LINE__, "the session did not expire");
-  return 0;
+  fflush(NULL);
+  pid_t child = fork();
+  if (child < 0) {
+    ct_fail(__FILE__, __LINE__, "fork: %s", strerror(errno));
+    return 0;
+  }
+  if (child == 0) {
+    /* The session's owner: the server's shortest timeout, an ephemeral node the parent watches for the expiry. */
+    close(channel[0]);
+    failures = 0; /* the exit status reports this child's checks only */
+    struct ct_session session;
+    char node[128] = "";
+    zhandle_t* zh = ct_connect(&session, NULL, 100);
+    ct_root(node, sizeof node, "expiry");
+    if (zh == NULL || zoo_create(zh, node, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0) != ZOK) node[0] = 0;
+    ssize_t written = write(channel[1], node, sizeof node);
+    close(channel[1]);
+    if (written != (ssize_t)sizeof node || node[0] == 0) _exit(1);
+    /* Stopped here by the parent until the server has expired the session. */
+    if (!ct_wait_state(&session, ZOO_EXPIRED_SESSION_STATE, 2 * CT_WAIT_MS))
+      ct_fail(__FILE__, __LINE__, "no expiry reported after the session's expiry");
+    checks(zh, &session);
+    _exit(failures == 0 ? 0 : 1);
+  }
+  close(channel[1]);
+  char node[128] = "";
+  ssize_t got = read(channel[0], node, sizeof node);
+  close(channel[0]);
+  int expired = 0;
+  if (got == (ssize_t)sizeof node && node[0] != 0) {
+    struct ct_session observer_session;
+    zhandle_t* observer = ct_connect(&observer_session, NULL, CT_SESSION_TIMEOUT_MS);
+    kill(child, SIGSTOP);
+    struct Stat stat;
+    for (int i = 0; observer != NULL && i < CT_WAIT_MS / 20 && !expired; ++i) {
+      expired = zoo_exists(observer, node, 0, &stat) == ZNONODE;
+      if (!expired) nanosleep(&(struct timespec){.tv_nsec = 20000000L}, NULL);
+    }
+    kill(child, SIGCONT);
+    if (observer != NULL) zookeeper_close(observer);
+    ct_latch_destroy(&observer_session.events);
+    if (!expired) ct_fail(__FILE__, __LINE__, "the server did not expire the stopped session");
+  } else {
+    ct_fail(__FILE__, __LINE__, "the child did not open a session");
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ct_fail(__FILE__, __LINE__, "the checks in the expired session failed (status %d)", status);
+    return 0;
+  }
+  return expired;
 }

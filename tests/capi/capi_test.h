@@ -109,8 +109,10 @@ void ct_create(zhandle_t* zh, const char* path, const char* data);
 /* Deletes `path` and everything below it (best effort, for clean-up). */
 void ct_delete_tree(zhandle_t* zh, const char* path);
 
-/* Forces the expiry of the session of `zh` (made by ct_connect with `session`): a second handle resumes it with
- * the id and password, then closes it. 1 once `session` has seen ZOO_EXPIRED_SESSION_STATE. */
-int ct_expire_session(zhandle_t* zh, struct ct_session* session);
+/* Runs checks(zh, session) on a handle whose session the server has expired: in a child process that opens the
+ * session with the server's shortest timeout and is stopped (SIGSTOP) until its ephemeral node is gone, then
+ * continued and waits for ZOO_EXPIRED_SESSION_STATE. (A second handle closing the session races with the first
+ * one's reconnect, which takes the session back.) The child prints its failures; 1 if it passed. */
+int ct_in_expired_session(void (*checks)(zhandle_t* zh, struct ct_session* session));
 
 #endif
