@@ -1,6 +1,6 @@
 /* The conformance suite's shared harness: C programs written against the ZooKeeper C client's header and linked
  * against Debian's libzookeeper_mt, so each binary is what a user of the C client has. The same binary runs on
- * Debian's library and, through LD_LIBRARY_PATH, on zkwire's (tests/capi/README.md).
+ * Debian's library and, through LD_LIBRARY_PATH, on zkwire's (tests/conformance/README.md).
  *
  * Environment (set by zkwire_capi_launch): ZKWIRE_CAPI_HOSTS, the server's connect string; ZKWIRE_CAPI_EXPECT_LIB,
  * the file the dynamic loader must have loaded as libzookeeper_mt.so.2 (compared after resolving symlinks), so a

@@ -127,12 +127,13 @@ def normalize_cli(text, root):
 
 def compare_cli(reference, candidate, scratch):
     failures = 0
-    roots = {lib.name + str(id(lib)): f"/consumers-cli-{os.getpid()}-{i}" for i, lib in enumerate((reference, candidate))}
+    # A root per library: each run sees the same tree (sequence numbers included).
+    roots = [f"/consumers-cli-{os.getpid()}-{i}" for i in range(2)]
     for command in CLI_COMMANDS:
         outputs = []
-        for lib in (reference, candidate):
-            root = roots[lib.name + str(id(lib))]
-            status, text = run(lib, [f"{BIN}/cli_mt", "-h", HOSTS, "-c", command.format(root=root)], scratch, timeout=30)
+        for lib, root in zip((reference, candidate), roots):
+            argv = [f"{BIN}/cli_mt", "-h", HOSTS, "-c", command.format(root=root)]
+            status, text = run(lib, argv, scratch, timeout=30)
             outputs.append((status, normalize_cli(text, root)))
         same = outputs[0] == outputs[1]
         print(f"{'ok  ' if same else 'DIFF'} cli_mt -c '{command}' (exit {outputs[0][0]} / {outputs[1][0]})")

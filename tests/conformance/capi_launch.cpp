@@ -53,7 +53,10 @@ bool parse(int argc, char** argv, launch_options& options) {
     } else if (arg == "--lib-dir") {
       options.lib_dir = argv[++i];
     } else if (arg == "--timeout") {
-      options.timeout_s = std::atoi(argv[++i]);
+      char* end = nullptr;
+      const long seconds = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || seconds <= 0 || seconds > 86400) return false;
+      options.timeout_s = static_cast<int>(seconds);
     } else {
       return false;
     }
