@@ -124,10 +124,32 @@ static void invalid_acls(void) {
   ct_latch_destroy(&session.events);
 }
 
+/* Credentials the server rejects: the completion says ZAUTHFAILED, the global watcher hears
+ * ZOO_AUTH_FAILED_STATE, and the handle is unrecoverable: every later call fails with ZINVALIDSTATE. */
+static void rejected_credentials(void) {
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return;
+  struct auth_done done = {.rc = 12345};
+  ct_latch_init(&done.latch);
+  CT_CHECK_RC(zoo_add_auth(zh, "no-such-scheme", "x", 1, on_auth, &done), ZOK);
+  CT_CHECK(ct_latch_wait(&done.latch, 1, CT_WAIT_MS));
+  CT_CHECK_RC(done.rc, ZAUTHFAILED);
+  CT_CHECK(ct_wait_state(&session, ZOO_AUTH_FAILED_STATE, CT_WAIT_MS));
+  CT_CHECK_INT(zoo_state(zh), ZOO_AUTH_FAILED_STATE);
+  CT_CHECK_RC(is_unrecoverable(zh), ZINVALIDSTATE);
+  struct Stat stat;
+  CT_CHECK_RC(zoo_exists(zh, "/", 0, &stat), ZINVALIDSTATE);
+  CT_CHECK_RC(zookeeper_close(zh), ZOK);
+  ct_latch_destroy(&done.latch);
+  ct_latch_destroy(&session.events);
+}
+
 int main(void) {
   static const struct ct_case cases[] = {
       {"creator_only_node", creator_only_node},
       {"invalid_acls", invalid_acls},
+      {"rejected_credentials", rejected_credentials},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }

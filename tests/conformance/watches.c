@@ -232,10 +232,68 @@ static void session_events(void) {
   CT_CHECK(ct_in_expired_session(after_expiry));
 }
 
+struct read_after_write {
+  struct ct_latch latch;
+  struct recorder* watch;
+  int events_seen_by_completion;
+  int value_len;
+  char value[8];
+};
+
+static void on_read(int rc, const char* value, int value_len, const struct Stat* stat, const void* data) {
+  (void)rc;
+  (void)stat;
+  struct read_after_write* read = (struct read_after_write*)data;
+  pthread_mutex_lock(&read->watch->latch.mutex);
+  read->events_seen_by_completion = read->watch->latch.count;
+  pthread_mutex_unlock(&read->watch->latch.mutex);
+  read->value_len = value_len;
+  if (value != NULL && value_len > 0 && value_len <= (int)sizeof read->value) memcpy(read->value, value, value_len);
+  ct_latch_add(&read->latch, 1);
+}
+
+/* A client sees a watch event before it sees the data that fired it: the completion of a read that returns the new
+ * data runs after the watcher heard of the change. */
+static void event_before_new_data(void) {
+  struct ct_session reader_session;
+  struct ct_session writer_session;
+  zhandle_t* reader = ct_connect(&reader_session, NULL, CT_SESSION_TIMEOUT_MS);
+  zhandle_t* writer = ct_connect(&writer_session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (reader == NULL || writer == NULL) return;
+  char node[128];
+  ct_root(node, sizeof node, "ordering");
+  ct_create(writer, node, "old");
+  for (int round = 0; round < 20; ++round) {
+    struct recorder watch;
+    recorder_init(&watch);
+    struct read_after_write read = {.watch = &watch, .events_seen_by_completion = -1};
+    ct_latch_init(&read.latch);
+    struct Stat stat;
+    CT_CHECK_RC(zoo_wexists(reader, node, record, &watch, &stat), ZOK);
+    char value[8];
+    int value_len = snprintf(value, sizeof value, "new%d", round);
+    CT_CHECK_RC(zoo_set(writer, node, value, value_len, -1), ZOK);
+    /* One server: a read issued after the write returns has to see it. */
+    CT_CHECK_RC(zoo_aget(reader, node, 0, on_read, &read), ZOK);
+    CT_CHECK(ct_latch_wait(&read.latch, 1, CT_WAIT_MS));
+    CT_CHECK(read.value_len == value_len && memcmp(read.value, value, value_len) == 0);
+    CT_CHECK_INT(read.events_seen_by_completion, 1);
+    CT_CHECK(ct_latch_wait(&watch.latch, 1, CT_WAIT_MS));
+    ct_latch_destroy(&read.latch);
+    ct_latch_destroy(&watch.latch);
+  }
+  CT_CHECK_RC(zoo_delete(writer, node, -1), ZOK);
+  CT_CHECK_RC(zookeeper_close(reader), ZOK);
+  CT_CHECK_RC(zookeeper_close(writer), ZOK);
+  ct_latch_destroy(&reader_session.events);
+  ct_latch_destroy(&writer_session.events);
+}
+
 int main(void) {
   static const struct ct_case cases[] = {
       {"one_shot_global_watches", one_shot_global_watches},
       {"per_call_watchers", per_call_watchers},
+      {"event_before_new_data", event_before_new_data},
       {"session_events", session_events},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
