@@ -130,6 +130,65 @@ static void bad_arguments(void) {
   ct_latch_destroy(&session.events);
 }
 
+/* Arguments the C client takes or refuses on a live handle. */
+static void odd_arguments(void) {
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return;
+  /* No Stat wanted, no room for data: fine. */
+  struct Stat stat;
+  char buffer[8];
+  int len = sizeof buffer;
+  CT_CHECK_RC(zoo_exists(zh, "/", 0, NULL), ZOK);
+  CT_CHECK_RC(zoo_get(zh, "/", 0, buffer, &len, NULL), ZOK);
+  len = 0;
+  CT_CHECK_RC(zoo_get(zh, "/", 0, NULL, &len, &stat), ZOK);
+  CT_CHECK_INT(len, 0);
+  /* No ACL at all. */
+  char node[128];
+  ct_root(node, sizeof node, "nullacl");
+  CT_CHECK_RC(zoo_create(zh, node, NULL, -1, NULL, 0, NULL, 0), ZINVALIDACL);
+  /* The root and the server's own subtree cannot be deleted: refused before anything is sent. */
+  CT_CHECK_RC(zoo_delete(zh, "/", -1), ZBADARGUMENTS);
+  CT_CHECK_RC(zoo_delete(zh, "/zookeeper", -1), ZBADARGUMENTS);
+  CT_CHECK_RC(zoo_exists(zh, "/zookeeper", 0, &stat), ZOK);
+  CT_CHECK_RC(zookeeper_close(zh), ZOK);
+  ct_latch_destroy(&session.events);
+}
+
+/* A server list that does not parse: ZBADARGUMENTS, and the handle goes on with the servers it had. */
+static int garbage_server_list(void* arg) {
+  (void)arg;
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return ZSYSTEMERROR;
+  int rc = zoo_set_servers(zh, "not a host list");
+  if (rc != ZBADARGUMENTS) return rc == ZOK ? ZAPIERROR : rc;
+  struct Stat stat;
+  rc = zoo_exists(zh, "/", 0, &stat);
+  zookeeper_close(zh);
+  return rc;
+}
+
+/* An asynchronous call without a completion: sent, its reply dropped, the handle goes on. */
+static int no_completion(void* arg) {
+  (void)arg;
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return ZSYSTEMERROR;
+  int rc = zoo_aexists(zh, "/", 0, NULL, NULL);
+  struct Stat stat;
+  if (rc == ZOK) rc = zoo_exists(zh, "/", 0, &stat);
+  zookeeper_close(zh);
+  return rc;
+}
+
+/* Each in a child: Debian's library hangs after the first and crashes on the reply of the second. */
+static void unusable_arguments_on_a_live_handle(void) {
+  CT_CHECK_ISOLATED(garbage_server_list, NULL, ZOK);
+  CT_CHECK_ISOLATED(no_completion, NULL, ZOK);
+}
+
 static void unusable_hosts(void) {
   errno = 0;
   CT_CHECK(zookeeper_init(NULL, NULL, CT_SESSION_TIMEOUT_MS, NULL, NULL, 0) == NULL);
@@ -178,8 +237,10 @@ static void error_strings(void) {
 
 int main(void) {
   static const struct ct_case cases[] = {
-      {"null_handle", null_handle},       {"bad_paths", bad_paths},         {"bad_arguments", bad_arguments},
-      {"unusable_hosts", unusable_hosts}, {"error_strings", error_strings},
+      {"null_handle", null_handle},     {"bad_paths", bad_paths},
+      {"bad_arguments", bad_arguments}, {"unusable_hosts", unusable_hosts},
+      {"odd_arguments", odd_arguments}, {"unusable_arguments_on_a_live_handle", unusable_arguments_on_a_live_handle},
+      {"error_strings", error_strings},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }
