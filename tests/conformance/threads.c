@@ -161,6 +161,40 @@ static void zookeeper_close_inside_a_completion(void) {
   ct_latch_destroy(&session.events);
 }
 
+static void close_from_watcher(zhandle_t* zh, int type, int state, const char* path, void* context) {
+  (void)state;
+  (void)path;
+  struct close_state* close_state = context;
+  if (type != ZOO_CREATED_EVENT) return;
+  close_state->close_rc = zookeeper_close(zh);
+  ++close_state->closes;
+  ct_latch_add(&close_state->latch, 1);
+}
+
+/* The same from inside a watcher, the per-call watcher of a zoo_wexists. */
+static void zookeeper_close_inside_a_watcher(void) {
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  struct ct_session other_session;
+  zhandle_t* other = ct_connect(&other_session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL || other == NULL) return;
+  struct close_state state = {.zh = zh, .close_rc = 12345};
+  ct_latch_init(&state.latch);
+  char node[128];
+  ct_root(node, sizeof node, "closewatch");
+  struct Stat stat;
+  CT_CHECK_RC(zoo_wexists(zh, node, close_from_watcher, &state, &stat), ZNONODE);
+  ct_create(other, node, NULL);
+  CT_CHECK(ct_latch_wait(&state.latch, 1, CT_WAIT_MS));
+  CT_CHECK_RC(state.close_rc, ZOK);
+  CT_CHECK_INT(state.closes, 1);
+  CT_CHECK_RC(zoo_delete(other, node, -1), ZOK);
+  CT_CHECK_RC(zookeeper_close(other), ZOK);
+  ct_latch_destroy(&state.latch);
+  ct_latch_destroy(&session.events);
+  ct_latch_destroy(&other_session.events);
+}
+
 struct counted_call {
   struct close_state* state;
   int index;
@@ -205,6 +239,7 @@ int main(void) {
       {"sync_calls_from_many_threads", sync_calls_from_many_threads},
       {"completions_off_the_callers_thread", completions_off_the_callers_thread},
       {"zookeeper_close_inside_a_completion", zookeeper_close_inside_a_completion},
+      {"zookeeper_close_inside_a_watcher", zookeeper_close_inside_a_watcher},
       {"close_with_requests_outstanding", close_with_requests_outstanding},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
