@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""The C API on zkwire's libzookeeper_mt.so.2 against Debian's: the same zkwire_capi_bench binary (linked against
+Debian's library) run on each, round by round, alternating which goes first, against one server. Prints a markdown
+table per metric with each round's figures, the ratio zkwire/Debian per round and the median ratio.
+
+  capi_compare.py --bench BIN --zkwire-lib-dir DIR -s HOSTS [--rounds R] [-n SYNC_OPS] [-p PIPELINED_OPS]
+
+Each run reports which library it loaded; a run on the wrong one stops the comparison."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+# (key, label, better when lower, the issue's target for the ratio)
+METRICS = [
+    ("sync_get_p50_us", "sync get p50 (µs)", True, "≤ 0.7"),
+    ("sync_create_p50_us", "sync create p50 (µs)", True, "≤ 0.7"),
+    ("sync_get_cpu_us", "client CPU per sync get (µs)", True, "≤ 0.5"),
+    ("sync_create_cpu_us", "client CPU per sync create (µs)", True, "≤ 0.5"),
+    ("pipelined_get_ops_per_s", "pipelined get (ops/s)", False, "≥ 1.5"),
+    ("pipelined_get_cpu_us", "client CPU per pipelined get (µs)", True, "≤ 0.5"),
+    ("sync_get_p99_us", "sync get p99 (µs)", True, ""),
+    ("idle_handle_rss_kb", "RSS per idle handle (KiB)", True, ""),
+    ("idle_handle_heap_kb", "heap per idle handle (KiB)", True, ""),
+]
+
+
+def run(bench, args, lib_dir, expected):
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    if lib_dir:
+        env["LD_LIBRARY_PATH"] = lib_dir
+    completed = subprocess.run([bench, *args], env=env, capture_output=True, text=True, timeout=600, check=False)
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
+    if completed.returncode != 0 or not lines:
+        raise SystemExit(f"capi_compare: {bench} failed on {lib_dir or 'Debian'} (exit {completed.returncode}): "
+                         f"{completed.stderr.strip()[-500:]}")
+    result = json.loads(lines[-1])
+    if os.path.realpath(result["library"]) != os.path.realpath(expected):
+        raise SystemExit(f"capi_compare: the run meant for {expected} loaded {result['library']}")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--zkwire-lib-dir", required=True)
+    parser.add_argument("--debian-lib", default="/usr/lib/x86_64-linux-gnu/libzookeeper_mt.so.2")
+    parser.add_argument("-s", "--servers", required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("-n", "--sync-ops", type=int, default=2000)
+    parser.add_argument("-p", "--pipelined-ops", type=int, default=20000)
+    args = parser.parse_args()
+    zkwire_lib = os.path.join(args.zkwire_lib_dir, "libzookeeper_mt.so.2")
+    bench_args = ["-s", args.servers, "-n", str(args.sync_ops), "-p", str(args.pipelined_ops)]
+
+    rounds = []
+    for round_index in range(args.rounds):
+        order = [("debian", None, args.debian_lib), ("zkwire", args.zkwire_lib_dir, zkwire_lib)]
+        if round_index % 2 == 1:
+            order.reverse()
+        results = {name: run(args.bench, bench_args, lib_dir, expected) for name, lib_dir, expected in order}
+        rounds.append(results)
+        print(f"capi_compare: round {round_index + 1} of {args.rounds} done", file=sys.stderr)
+
+    header = " | ".join(f"round {i + 1}: Debian / zkwire (ratio)" for i in range(len(rounds)))
+    print(f"| metric | {header} | median ratio zkwire/Debian | issue target |")
+    print("|---|" + "---:|" * (len(rounds) + 2))
+    for key, label, _lower_is_better, target in METRICS:
+        cells = []
+        ratios = []
+        for results in rounds:
+            debian, zkwire = results["debian"][key], results["zkwire"][key]
+            ratio = zkwire / debian if debian else float("nan")
+            ratios.append(ratio)
+            cells.append(f"{debian:g} / {zkwire:g} ({ratio:.2f})")
+        print(f"| {label} | {' | '.join(cells)} | {statistics.median(ratios):.2f} | {target} |")
+    errors = sum(r[name]["errors"] for r in rounds for name in r)
+    if errors:
+        print(f"\n{errors} request(s) failed during the runs.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

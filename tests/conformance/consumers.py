@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Runs programs nobody here wrote, unmodified, on two libzookeeper_mt.so.2 builds against one server, and compares
+their outputs once normalized (session ids, times, zxids, pointers, the per-run root node).
+
+  consumers.py cli_mt|load_gen --debian-lib FILE [--preload SANITIZER_RUNTIME]
+
+The reference run uses Debian's library (LD_LIBRARY_PATH removed); the candidate run uses the environment this
+script got from zkwire_capi_launch: LD_LIBRARY_PATH and ZKWIRE_CAPI_EXPECT_LIB (Debian's library again in the
+capi_consumer_debian_* entries, zkwire's in capi_consumer_zkwire_*). Each run's loaded library is read from the
+dynamic loader's own report (LD_DEBUG=libs) and must be the expected file. Exit status 0 when everything matches."""
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = "/usr/lib/zookeeper/bin"
+HOSTS = os.environ.get("ZKWIRE_CAPI_HOSTS", "")
+
+# cli_mt batch commands (each one is a process and a session of its own). Commands that leave batch mode waiting
+# for events (exists, wexists, myid) are left out: cli_mt does not exit after them.
+CLI_COMMANDS = [
+    "create {root}",
+    "create2 {root}/plain",
+    "set {root}/plain hello",
+    "get {root}/plain",
+    "aget {root}/plain",
+    "ls {root}",
+    "ls2 {root}",
+    "create +e {root}/eph",
+    "create +s {root}/seq-",
+    "create +s {root}/seq-",
+    "create2 +c {root}/box",
+    "create +t=60000 {root}/ttl",
+    "create {root}/plain",
+    "create {root}/missing/child",
+    "ls {root}",
+    "sync {root}",
+    "get {root}/absent",
+    "delete {root}",
+    "delete {root}/plain",
+    "adelete {root}/ttl",
+    "addauth user:pw digest",
+]
+
+
+def library_loaded(debug_prefix):
+    """The libzookeeper_mt.so.2 the loader initialized, from LD_DEBUG_OUTPUT files."""
+    directory = os.path.dirname(debug_prefix)
+    found = set()
+    for name in os.listdir(directory):
+        if not name.startswith(os.path.basename(debug_prefix)):
+            continue
+        with open(os.path.join(directory, name), errors="replace") as f:
+            for line in f:
+                match = re.search(r"calling init: (\S*libzookeeper_mt\.so\.2)", line)
+                if match:
+                    found.add(os.path.realpath(match.group(1)))
+        os.unlink(os.path.join(directory, name))
+    return found
+
+
+class Library:
+    def __init__(self, name, lib_dir, expected, preload=None):
+        self.name = name
+        self.lib_dir = lib_dir
+        self.expected = os.path.realpath(expected)
+        self.preload = preload
+
+    def env(self, debug_prefix):
+        env = dict(os.environ)
+        env.pop("LD_LIBRARY_PATH", None)
+        if self.lib_dir:
+            env["LD_LIBRARY_PATH"] = self.lib_dir
+        if self.preload:
+            # An instrumented library in a program that is not: the sanitizer runtime goes first. The programs' own
+            # leaks are not ours to judge.
+            env["LD_PRELOAD"] = self.preload
+            env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
+        env["LD_DEBUG"] = "libs"
+        env["LD_DEBUG_OUTPUT"] = debug_prefix
+        return env
+
+
+def run(library, argv, scratch, timeout=None, stop_after=None):
+    """(exit status, stdout+stderr); checks the loaded library. stop_after: SIGTERM after that many seconds."""
+    prefix = os.path.join(scratch, "ld")
+    process = subprocess.Popen(argv, env=library.env(prefix), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        if stop_after is not None:
+            time.sleep(stop_after)  # load_gen runs until stopped: its run length is the measurement window
+            process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=timeout or 60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        return 124, output.decode(errors="replace")
+    loaded = library_loaded(prefix)
+    if loaded != {library.expected}:
+        raise SystemExit(f"FAIL: {library.name} run of {argv[0]} loaded {sorted(loaded)}, expected {library.expected}")
+    return process.returncode, output.decode(errors="replace")
+
+
+LOG_PREFIX = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:\d+\(0x[0-9a-f]+\):ZOO_([A-Z]+)@(\w+)@\d+: ?(.*)$")
+
+
+def normalize_cli(text, root):
+    """cli_mt's own lines (the library's log lines dropped), with run-specific values replaced."""
+    lines = []
+    for line in text.splitlines():
+        if LOG_PREFIX.match(line) or re.search(r"ZOO_(ERROR|WARN|INFO|DEBUG)", line):
+            continue
+        line = line.replace(root, "<root>")
+        line = re.sub(r"0x[0-9a-f]+", "<hex>", line)
+        line = re.sub(r"time = \d+ msec", "time = <n> msec", line)
+        line = re.sub(r"(c|m)time ?= ?.*", r"\1time = <time>", line)
+        line = re.sub(r"(c|m)zxid ?= ?[0-9a-f]+", r"\1zxid=<zxid>", line)
+        line = re.sub(r"ephemeralOwner = [1-9a-f][0-9a-f]*", "ephemeralOwner = <session>", line)
+        lines.append(line.rstrip())
+    # Events and replies are printed from the library's threads, in an order the scheduler picks.
+    return sorted(lines)
+
+
+def compare_cli(reference, candidate, scratch):
+    failures = 0
+    # A root per library: each run sees the same tree (sequence numbers included).
+    roots = [f"/consumers-cli-{os.getpid()}-{i}" for i in range(2)]
+    for command in CLI_COMMANDS:
+        outputs = []
+        for lib, root in zip((reference, candidate), roots):
+            argv = [f"{BIN}/cli_mt", "-h", HOSTS, "-c", command.format(root=root)]
+            status, text = run(lib, argv, scratch, timeout=30)
+            outputs.append((status, normalize_cli(text, root)))
+        same = outputs[0] == outputs[1]
+        print(f"{'ok  ' if same else 'DIFF'} cli_mt -c '{command}' (exit {outputs[0][0]} / {outputs[1][0]})")
+        if not same:
+            failures += 1
+            for name, (status, lines) in zip(("reference", "candidate"), outputs):
+                print(f"  {name} (exit {status}):")
+                for line in lines:
+                    print(f"    {line}")
+    return failures
+
+
+def load_gen_messages(text, root):
+    """The program's own log lines (through the library's log_message), without the library's."""
+    messages = []
+    for line in text.splitlines():
+        match = re.search(r"@(main|doCreateNodes|doWrites|doReads|doDeletes|recursiveDelete)@\d+: ?(.*)$", line)
+        if match:
+            message = match.group(2).replace(root, "<root>").rstrip()
+            message = re.sub(r"\(\d+ nodes\)", "(<n> nodes)", message)
+            message = re.sub(r"<root>/\d+", "<root>/<i>", message)
+            messages.append(f"{match.group(1)}: {message}")
+    return messages
+
+
+def compare_load_gen(reference, candidate, scratch, seconds=3.0):
+    failures = 0
+    results = []
+    for i, lib in enumerate((reference, candidate)):
+        root = f"/consumers-load-{os.getpid()}-{i}"
+        status, text = run(lib, [f"{BIN}/load_gen", HOSTS, root, "10"], scratch, timeout=30, stop_after=seconds)
+        messages = load_gen_messages(text, root)
+        cycles = sum(1 for m in messages if m.startswith("main: Starting the delete cycle"))
+        clean_status, clean_text = run(lib, [f"{BIN}/load_gen", HOSTS, root, "clean"], scratch, timeout=30)
+        clean = load_gen_messages(clean_text, root)
+        results.append((set(messages), cycles, clean_status, clean, status))
+        print(f"load_gen on {lib.name}: {cycles} cycles in {seconds:.1f} s ({cycles / seconds:.0f}/s), "
+              f"exit {status} on SIGTERM; clean: exit {clean_status}")
+    (ref_messages, ref_cycles, ref_clean_status, ref_clean, _), (messages, cycles, clean_status, clean, _) = results
+    if cycles == 0 or ref_cycles == 0:
+        print("FAIL: a load_gen run completed no cycle")
+        failures += 1
+    if messages != ref_messages:
+        print("FAIL: load_gen printed different messages:")
+        for line in sorted(ref_messages ^ messages):
+            print(f"  {'reference' if line in ref_messages else 'candidate'} only: {line}")
+        failures += 1
+    if clean_status != 0 or ref_clean_status != 0 or sorted(set(clean)) != sorted(set(ref_clean)):
+        print(f"FAIL: load_gen clean differs: {ref_clean_status} {sorted(set(ref_clean))} / {clean_status} "
+              f"{sorted(set(clean))}")
+        failures += 1
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tool", choices=["cli_mt", "load_gen"])
+    parser.add_argument("--debian-lib", required=True)
+    parser.add_argument("--preload", help="a sanitizer runtime for the runs on a library other than Debian's")
+    args = parser.parse_args()
+    if not HOSTS or not os.environ.get("ZKWIRE_CAPI_EXPECT_LIB"):
+        raise SystemExit("FAIL: run through zkwire_capi_launch (ZKWIRE_CAPI_HOSTS, ZKWIRE_CAPI_EXPECT_LIB unset)")
+    if not os.access(f"{BIN}/{args.tool}", os.X_OK):
+        raise SystemExit(f"FAIL: {BIN}/{args.tool} missing (Debian's zookeeper-bin, see scripts/setup)")
+    reference = Library("debian", None, args.debian_lib)
+    lib_dir = os.environ.get("LD_LIBRARY_PATH")
+    candidate = Library(os.environ.get("ZKWIRE_CAPI_LIBRARY", "candidate"), lib_dir,
+                        os.environ["ZKWIRE_CAPI_EXPECT_LIB"], args.preload if lib_dir else None)
+    with tempfile.TemporaryDirectory(prefix="zkwire-consumers-") as scratch:
+        if args.tool == "cli_mt":
+            failures = compare_cli(reference, candidate, scratch)
+        else:
+            failures = compare_load_gen(reference, candidate, scratch)
+    print(f"{args.tool}: {'same output on both libraries' if failures == 0 else f'{failures} difference(s)'}")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
