@@ -240,7 +240,8 @@ constexpr milliseconds stop_time{300};  // a terminated section's last write: we
 
 class nemesis {
  public:
-  nemesis(nemesis_settings settings, std::uint64_t seed) : settings_(settings), seed_(seed), random_(seed) {}
+  nemesis(nemesis_settings settings, std::uint64_t seed)
+      : settings_(settings), seed_(seed), random_(seed), holds_(~seed) {}
 
   void run() {
     cluster_options options;
@@ -338,7 +339,7 @@ class nemesis {
       auto& c = contenders_[k];
       if (c.process.pid() > 0 && c.process.running()) continue;
       if (c.process.pid() > 0 || c.process.exit_status()) count_exit(c, c.process.exit_status().value_or(-1));
-      const auto hold = std::uniform_int_distribution<int>(settings_.hold_min_ms, settings_.hold_max_ms)(random_);
+      const auto hold = std::uniform_int_distribution<int>(settings_.hold_min_ms, settings_.hold_max_ms)(holds_);
       std::vector<std::string> argv = {ZKWIRE_CLI_PATH,
                                        "-s",
                                        proxies_[k]->connect_string(),
@@ -373,18 +374,19 @@ class nemesis {
     return out;
   }
 
-  // One fault, healed before this returns control to the contenders' loop for long; returns the pause before the
-  // next one.
+  // Injects one fault and heals it, the contenders going on meanwhile; returns the pause before the next one.
   milliseconds inject_fault() {
     const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random_); };
     const int kind = settings_.holders_only ? 0 : pick(0, 3);
     const auto t = seconds_since_start();
     if (kind == 0) {  // blackhole one contender's proxies beyond its session timeout
-      auto candidates = holders();
-      std::size_t k = candidates.empty()
-                          ? static_cast<std::size_t>(pick(0, contender_count - 1))
-                          : candidates[static_cast<std::size_t>(pick(0, static_cast<int>(candidates.size()) - 1))];
-      if (settings_.holders_only && candidates.empty()) return 50ms;  // wait for a holder
+      // Any contender, a function of the seed alone; with holders_only, one in its critical section now.
+      std::size_t k = static_cast<std::size_t>(pick(0, contender_count - 1));
+      if (settings_.holders_only) {
+        const auto candidates = holders();
+        if (candidates.empty()) return 50ms;  // wait for a holder
+        k = candidates[k % candidates.size()];
+      }
       const milliseconds length{session_timeout.count() + pick(800, 1800)};
       faults_log_ << t << " s: blackhole contender " << k << " for " << length.count() << " ms\n";
       proxies_[k]->add_rule("any action=blackhole");
@@ -436,7 +438,8 @@ class nemesis {
 
   nemesis_settings settings_;
   std::uint64_t seed_;
-  std::mt19937_64 random_;
+  std::mt19937_64 random_;  // the schedule of faults: drawn from the seed alone, so that a replay repeats it
+  std::mt19937_64 holds_;   // the hold times (drawn as contenders come and go, which timing decides)
   temp_dir dir_{"nemesis"};
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::unique_ptr<zk_cluster> cluster_;
