@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "cli11_support.hpp"
@@ -24,6 +26,7 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   bool write = false;
   std::optional<double> timeout;
   std::optional<double> kill_after;
+  std::optional<std::int64_t> safety_margin;
   lock_request request;
   // PATH [PATH...] -- CMD [ARG...]: after the first PATH every word is positional, "--" included.
   std::vector<std::string> words;
@@ -31,6 +34,7 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   parser.flag("--write", write);
   parser.seconds("--timeout", timeout);
   parser.seconds("--kill-after", kill_after);
+  parser.integer("--safety-margin", safety_margin, 0, std::numeric_limits<std::int32_t>::max());
   parser.choice("--naming", request.naming, {{"curator", recipes::naming::curator}, {"kazoo", recipes::naming::kazoo}});
   parser.positionals("PATH", words);
   parser.parse(arguments);
@@ -39,6 +43,7 @@ lock_request request_from(const std::vector<std::string>& arguments) {
   if (write) request.kind = recipes::lock_kind::write;
   if (timeout) request.timeout = milliseconds_of(*timeout);
   if (kill_after) request.kill_after = milliseconds_of(*kill_after);
+  if (safety_margin) request.safety_margin = std::chrono::milliseconds(*safety_margin);
   if (words.empty()) throw usage_error("missing PATH (see --help)");
   const auto separator = std::find(words.begin(), words.end(), "--");
   if (separator == words.end()) throw usage_error("expected '--' and the command after PATH");
@@ -80,6 +85,8 @@ newline). --read/--write take one PATH only.
                       kazoo (<hex>__lock__<seq> / __rlock__), so that Kazoo's Lock orders us too; the order
                       always understands every known family (Curator, Kazoo, go-zookeeper, ZooKeeper recipes)
   --kill-after SEC    when the lock is lost: SIGKILL this long after SIGTERM (default 10)
+  --safety-margin MS  signal the loss this long before the server could expire the session (default: a
+                      quarter of the session timeout); CMD must stop within it. 0 leaves CMD no time (tests)
 
 CMD runs with the lock node in its environment:
   ZKWIRE_LOCK_NODE       full path of our lock node

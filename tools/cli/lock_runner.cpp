@@ -280,6 +280,7 @@ namespace {
 recipes::lock_options options_of(const lock_request& request) {
   recipes::lock_options options;
   options.name_format = request.naming;
+  options.safety_margin = request.safety_margin;
   return options;
 }
 

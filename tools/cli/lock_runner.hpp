@@ -28,7 +28,8 @@ struct lock_request {
   recipes::naming naming = recipes::naming::curator;
   std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
   std::chrono::milliseconds kill_after{10000};
-  std::vector<std::string> command;  // CMD [ARG...], not empty
+  std::optional<std::chrono::milliseconds> safety_margin;  // empty: the recipes' default (lock_options)
+  std::vector<std::string> command;                        // CMD [ARG...], not empty
 };
 
 // What the runner holds while CMD runs (a lock, or a semaphore's lease), as the runner uses it; everything is
@@ -64,7 +65,8 @@ struct hold_spec {
   std::string path;           // what is locked, in messages
   std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
   std::chrono::milliseconds kill_after{10000};
-  std::vector<std::string> command;  // CMD [ARG...], not empty
+  std::optional<std::chrono::milliseconds> safety_margin;  // empty: the recipes' default (lock_options)
+  std::vector<std::string> command;                        // CMD [ARG...], not empty
   // Makes the resource once the session is up.
   std::function<std::unique_ptr<held_resource>(client& c)> make;
 };
