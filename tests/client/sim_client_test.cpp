@@ -6,6 +6,7 @@
 
 #include <asio/io_context.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -80,8 +81,8 @@ struct scripted_server {
   }
 };
 
-class sim_client_test : public ::testing::Test {
- protected:
+// The in-memory network, the virtual clock and the client's io_context of one test run.
+struct sim_world {
   client_options options(const std::string& servers) {
     client_options o;
     o.connect_string = servers;
@@ -101,6 +102,8 @@ class sim_client_test : public ::testing::Test {
   memory_network net;
   asio::io_context io;
 };
+
+class sim_client_test : public ::testing::Test, protected sim_world {};
 
 TEST_F(sim_client_test, HandshakeAndRequestCompleteWithoutTimePassing) {
   scripted_server script(clock);
@@ -248,6 +251,85 @@ TEST_F(sim_client_test, OneClockDrivesManyClients) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(done[static_cast<std::size_t>(i)], 1);
     EXPECT_EQ(scripts[static_cast<std::size_t>(i)]->count(proto::op_code::ping), 1U);  // each pinged at T/3
+  }
+}
+
+// The driver with a fault before every step of a script: the server drops the connection, or drops it and refuses
+// the next connects for the step. Every call completes exactly once (a request in flight with connection_loss),
+// and the client comes back to the same session.
+struct fault_sweep_run : sim_world {
+  enum class fault { none, connection_loss, connect_failure };
+
+  // Runs the script with `f` before step `at`; returns how often each call completed, with its last error.
+  std::vector<std::pair<int, std::error_code>> run(std::size_t at, fault f, std::size_t* steps = nullptr) {
+    scripted_server script(clock);
+    memory_server& server = serve("10.0.0.1:2181", script);
+    client c(io.get_executor(), options("10.0.0.1:2181"));
+    std::vector<std::pair<int, std::error_code>> calls;
+    const auto call = [&] {
+      calls.emplace_back(0, std::error_code{});
+      return [&calls, i = calls.size() - 1](std::error_code ec, auto&&...) {
+        ++calls[i].first;
+        calls[i].second = ec;
+      };
+    };
+    const std::vector<std::function<void()>> script_steps{
+        [&] { c.async_connect(call()); },
+        [&] { c.async_get("/a", call()); },
+        [&] { c.async_get("/b", call()); },   // NONODE
+        [&] { clock->advance(io, 2500ms); },  // a ping goes out
+        [&] {
+          c.async_get("/a", call());
+          c.async_exists("/c", call());
+        },
+        [&] { clock->advance(io, 1000ms); },
+        [&] { c.async_get("/a", call()); },
+    };
+    if (steps != nullptr) *steps = script_steps.size();
+    for (std::size_t i = 0; i < script_steps.size(); ++i) {
+      const bool inject = i == at && f != fault::none;
+      if (inject) {
+        server.accepting = f != fault::connect_failure;
+        server.drop();
+      }
+      script_steps[i]();
+      virtual_clock::settle(io);
+      server.accepting = true;
+    }
+    // Settle: the client reconnects (after its pause once every host failed) and everything is answered.
+    for (int round = 0; round < 20 && c.state() != session_state::connected; ++round) clock->advance(io, 500ms);
+    virtual_clock::settle(io);
+    EXPECT_EQ(c.state(), session_state::connected);
+    EXPECT_EQ(c.session_id(), pt::session_a);
+    connections = server.connections;
+    return calls;
+  }
+
+  std::size_t connections = 0;  // the server accepted, by the end of run()
+};
+
+TEST(sim_client_fault_sweep, EveryCallCompletesExactlyOnceWhateverStepTheFaultHits) {
+  using fault = fault_sweep_run::fault;
+  std::size_t steps = 0;
+  const auto clean = fault_sweep_run{}.run(0, fault::none, &steps);
+  for (const auto& [n, ec] : clean) EXPECT_EQ(n, 1);
+  for (std::size_t at = 0; at < steps; ++at) {
+    for (const auto f : {fault::connection_loss, fault::connect_failure}) {
+      SCOPED_TRACE(testing::Message() << (f == fault::connection_loss ? "connection loss" : "connect failure")
+                                      << " before step " << at);
+      fault_sweep_run world;  // a new network, clock and io_context per run
+      const auto calls = world.run(at, f);
+      ASSERT_EQ(calls.size(), clean.size());
+      if (at > 0) {
+        EXPECT_GE(world.connections, 2U) << "the fault did not hit: no reconnect";
+      }
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        EXPECT_EQ(calls[i].first, 1) << "call " << i;
+        const auto ec = calls[i].second;
+        EXPECT_TRUE(!ec || ec == proto::server_error::no_node || ec == client_error::connection_loss)
+            << "call " << i << ": " << ec.message();
+      }
+    }
   }
 }
 

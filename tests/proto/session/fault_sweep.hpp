@@ -1,7 +1,8 @@
 #pragma once
 // Every scripted scenario, with a fault before every step: the harness records the inputs a test gives the engine
 // (recording_session), and when the test ends it replays them on fresh engines, injecting a connection loss, and in
-// a second replay a connect failure, before each step in turn. After each injection the engine must have:
+// a second replay a connect failure, before each step in turn (a script of thousands of steps at spread steps,
+// sweep_faults). After each injection the engine must have:
 //  - completed every request at most once, each completion the injection caused with connection_loss (closed if
 //    the session was closing), and every request of a connected session (all written) with the loss;
 //  - kept its accounting: pending_requests() is what was submitted and not completed;
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -266,11 +268,13 @@ inline void replay_with_fault(const session_config& config, const std::vector<sc
   }
 }
 
-// The sweep over one recorded script: both faults before every step. A script longer than `max_points` steps
-// (a burst of a thousand requests) is swept at `max_points` evenly spread steps, the first and the last included.
+// The sweep over one recorded script: both faults before every step. Each replay costs the script's length, so a
+// long script (a burst of a thousand requests, 2,000 steps) is swept at evenly spread steps, the first and the last
+// included, about `step_budget` replayed steps in all; scripts up to 200 steps are swept at every step.
 inline void sweep_faults(const session_config& config, const std::vector<scripted_input>& script,
-                         std::size_t max_points = 200) {
+                         std::size_t step_budget = 40'000) {
   const std::size_t points = script.size() + 1;
+  const std::size_t max_points = std::max<std::size_t>(64, step_budget / std::max<std::size_t>(script.size(), 1));
   const std::size_t stride = points <= max_points ? 1 : (points + max_points - 1) / max_points;
   for (std::size_t at = 0; at < points; at += stride) {
     for (const auto fault : {injected_fault::connection_loss, injected_fault::connect_failure}) {
