@@ -17,6 +17,8 @@
 #include "client_test_support.hpp"
 #if ZKWIRE_TEST_DOC_SNIPPETS
 #include "doc_snippets.hpp"
+#include "zkwire/recipes/lock.hpp"
+#include "zkwire/recipes/semaphore.hpp"
 #endif
 #include "support/zk_test.hpp"
 #include "zkwire/client/client.hpp"
@@ -179,6 +181,41 @@ TEST_F(client_coroutine_errors_test, ListBuildersInsideCoAwaitUnwindOnce) {
 }
 
 #if ZKWIRE_TEST_DOC_SNIPPETS
+// A user's coroutine taking the recipes' options by value, awaited with braced temporaries (see
+// BracedTemporariesInsideCoAwaitAreDestroyedOnce); the acquire fails (a relative directory).
+asio::awaitable<void> acquire_with(client& c, recipes::lock_options options) {
+  recipes::lock l(c, "relative/dir", std::move(options));
+  co_await l.async_acquire(std::chrono::milliseconds(0), use_awaitable);
+}
+asio::awaitable<void> acquire_lease_with(client& c, recipes::semaphore_options options) {
+  recipes::semaphore s(c, "relative/dir", 2, std::move(options));
+  co_await s.async_acquire(std::chrono::milliseconds(0), use_awaitable);
+}
+
+TEST_F(client_coroutine_errors_test, RecipeOptionsBracedInsideCoAwaitAreDestroyedOnce) {
+  client c = make_client();
+  int caught = 0;
+  run([&]() -> asio::awaitable<void> {
+    for (int i = 0; i < rounds; ++i) {
+      try {
+        co_await acquire_with(c, recipes::lock_options{});
+        ADD_FAILURE() << "acquired a lock on a relative directory";
+      } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code(), client_error::invalid_path);
+        ++caught;
+      }
+      try {
+        co_await acquire_lease_with(c, recipes::semaphore_options{});
+        ADD_FAILURE() << "acquired a lease on a relative path";
+      } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code(), client_error::invalid_path);
+        ++caught;
+      }
+    }
+  }());
+  EXPECT_EQ(caught, 2 * rounds);
+}
+
 // Every example of README.md and of the public headers, as examples/doc_snippets.cpp has them, under this
 // program's sanitizers (GCC 12's ASan in CI's GCC stage).
 TEST_F(client_coroutine_errors_test, DocumentationExamplesRun) {
