@@ -2,9 +2,9 @@
 // reply is dropped and the connection reset, so the create's outcome is unknown to the client. The acquire must
 // find its node again by its guid (owned by our session), never create a second one, and succeed; nothing may
 // be left after the release. 100 rounds, plus one where the create never reaches the server. Also through the
-// proxy: the directory reaped under a pending create, a node with our guid owned by another session, a waiter's
-// session expiring while it waits, the listing an uncontended acquire skips (and when it must not), and the one
-// the next in line skips.
+// proxy: the directory reaped under a pending create, a node with our guid owned by another session, a holder's
+// node made again by another session while it was cut off, a waiter's session expiring while it waits, the listing an
+// uncontended acquire skips (and when it must not), and the one the next in line skips.
 
 #include <gtest/gtest.h>
 
@@ -194,6 +194,46 @@ TEST_F(lock_proxy_test, ANodeWithOurGuidOwnedByAnotherSessionIsNotAdopted) {
     EXPECT_TRUE((co_await test::children_of(*admin, dir)).empty());
   }());
   EXPECT_EQ(proxy.counters(*lost_reply)->fired, 1U);
+}
+
+// A holder cut off from the server while another session deletes its node and creates one of its own at the same
+// path: back on its session, the holder finds a node at its path, but not its session's (ephemeralOwner). It is
+// lost with session_changed, never held again (the check after a reconnect in hold_monitor.cpp; the simulation
+// cannot reach it, since a client changes sessions only after the old one ended).
+TEST_F(lock_proxy_test, AHolderDoesNotTakeANodeRemadeByAnotherSessionAsItsOwn) {
+  auto& io = io_;
+  auto& proxy = *proxy_;
+  auto& admin = admin_;
+  const std::string& dir = dir_;
+  lock l(*client_, dir);
+  std::optional<std::error_code> lost;
+  bool held_again = false;
+  l.set_listener([&](const recipes::lock_event& e) {
+    if (e.to == lock_state::lost) lost = e.reason;
+    if (e.from == lock_state::uncertain && e.to == lock_state::held) held_again = true;
+  });
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await l.async_acquire(5s, use_awaitable);
+    const std::string node = l.node_path();
+    const auto refused = proxy.refuse_connections(60s);  // no reconnect until the swap is done
+    proxy.cut_connections(faults::cut_kind::rst);
+    while (l.state() == lock_state::held) co_await test::sleep_for(10ms);
+    EXPECT_EQ(l.state(), lock_state::uncertain);
+    co_await admin->async_remove(node, any_version, use_awaitable);
+    create_options ephemeral;
+    ephemeral.mode = create_mode::ephemeral;
+    co_await admin->async_create(node, "impostor", ephemeral, use_awaitable);
+    proxy.remove_rule(refused);
+    // Bounded: with the check gone the holder is held again and never lost.
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!lost && !held_again && std::chrono::steady_clock::now() < deadline) co_await test::sleep_for(10ms);
+    EXPECT_FALSE(held_again) << "held again on a node of another session";
+    ZKWIRE_CO_ASSERT(lost.has_value());
+    EXPECT_EQ(*lost, recipes::lock_errc::session_changed) << lost->message();
+    // The impostor's node is not ours to delete: it is still there.
+    co_await test::expect_sole_child(*admin, dir, node);
+    co_await admin->async_remove(node, any_version, use_awaitable);
+  }());
 }
 
 // A waiter whose session expires while it waits: the acquire fails with session_expired, its node went with the
