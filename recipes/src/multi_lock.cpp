@@ -57,7 +57,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
     } else if (current_) {
       refuse = lock_errc::acquire_in_progress;
     } else if (members_.empty()) {
-      refuse = client_error::invalid_argument;
+      refuse = lock_errc::no_directories;
     } else {
       auto a = std::make_shared<multi_attempt>();
       a->id = id;
@@ -141,7 +141,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
     std::size_t taken = 0;
     for (; taken < self->members_.size(); ++taken) {
       if (a->cancelled) {
-        ec = client_error::cancelled;
+        ec = lock_errc::cancelled;
         break;
       }
       auto wait = a->timeout;
@@ -158,7 +158,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
         break;
       }
     }
-    if (a->cancelled && !ec) ec = client_error::cancelled;  // cancelled after the last member was granted
+    if (a->cancelled && !ec) ec = lock_errc::cancelled;  // cancelled after the last member was granted
     // A member taken earlier may have been lost while we waited for a later one: then we do not hold them all.
     for (std::size_t i = 0; i < taken && !ec; ++i) {
       const auto s = self->members_[i].state();

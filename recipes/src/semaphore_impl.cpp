@@ -27,8 +27,10 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
     refuse = lock_errc::lock_lost;
   } else if (current_) {
     refuse = lock_errc::acquire_in_progress;
+  } else if (max_leases_ < 1) {
+    refuse = lock_errc::no_leases;
   } else if (count < 1 || count > max_leases_) {
-    refuse = client_error::invalid_argument;
+    refuse = lock_errc::invalid_lease_count;
   } else if (link_->get() == nullptr) {
     refuse = client_error::closed;
   } else {
@@ -48,7 +50,7 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
 }
 
 void semaphore_impl::cancel_acquire(std::uint64_t id) {
-  if (current_ && current_->id == id) give_up(current_, client_error::cancelled);
+  if (current_ && current_->id == id) give_up(current_, lock_errc::cancelled);
 }
 
 void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
@@ -98,7 +100,7 @@ void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
         if (e.error) {
           self->on_lost(e.error);
         } else if (e.type == event_type::node_deleted) {
-          self->on_lost(server_error::no_node);
+          self->on_lost(lock_errc::node_deleted);
         } else {
           self->watch_lease(index, generation);  // data changed, or a waiter of this client removed the watch
         }
@@ -107,7 +109,8 @@ void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
         auto self = weak.lock();
         if (!self || self->generation_ != generation) return;
         // Connection loss: verify_after_reconnect watches again.
-        if (ec == server_error::no_node || is_session_fatal(ec)) self->on_lost(ec);
+        if (ec == server_error::no_node) self->on_lost(lock_errc::node_deleted);
+        if (is_session_fatal(ec)) self->on_lost(ec);
       });
 }
 
@@ -184,7 +187,7 @@ void semaphore_impl::abandon() noexcept {
   try {
     // The owner is going away: its listener (and what it refers to) may be gone already.
     listener_ = nullptr;
-    if (current_) give_up(current_, client_error::cancelled);
+    if (current_) give_up(current_, lock_errc::cancelled);
     if (state_ == lock_state::held || state_ == lock_state::uncertain) {
       start_release(make_completion<>([](std::error_code) {}, executor()));
     } else if (state_ == lock_state::lost) {

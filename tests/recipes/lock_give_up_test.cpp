@@ -180,6 +180,26 @@ TEST_F(lock_give_up_test, ADestroyedClientEndsItsLocksAndANewClientLocksAgain) {
 // A hold arms a wakeup for its safety margin (session timeout - margin after the last answer) that a release leaves
 // pending for the next hold. Once the client is closed nothing may keep the loop running: io.run() returns right
 // after the close, not when that wakeup would have fired (22.5 s after the last answer with a 30 s session).
+// An acquire with a time limit (20 s) that is granted at once must not leave its limit's wakeup behind: after the
+// close, io.run() returns, not when the 20 s are up.
+TEST_F(lock_give_up_test, AClosedClientsLoopEndsDespiteAGrantedTimedAcquire) {
+  asio::io_context io;
+  auto c = test::new_client(io, connect_string(), 30s);
+  lock l(*c, dir());
+  run_co(io, [&]() -> asio::awaitable<void> { co_await l.async_acquire(20s, use_awaitable); }());
+  ASSERT_EQ(l.state(), lock_state::held);
+  std::optional<std::error_code> closed;
+  c->async_close([&](std::error_code ec) { closed = ec; });
+  const auto start = std::chrono::steady_clock::now();
+  io.restart();
+  io.run();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_FALSE(*closed) << closed->message();
+  EXPECT_LT(elapsed, 5s) << "io.run() returned " << std::chrono::duration<double>(elapsed).count()
+                         << " s after the close: the acquire's time limit outlived it";
+}
+
 TEST_F(lock_give_up_test, AClosedClientsLoopEndsDespiteAnEarlierHold) {
   asio::io_context io;
   auto c = test::new_client(io, connect_string(), 30s);

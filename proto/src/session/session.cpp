@@ -126,7 +126,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   explicit impl(session_config c)
       : cfg(std::move(c)),
         picker(cfg.host_count, cfg.shuffle_hosts, cfg.seed),
-        reader(cfg.max_frame_size),
+        reader(cfg.max_frame_size, oversized_frames::skip),
         timeout(cfg.session_timeout),
         next_xid(cfg.first_xid > 0 ? cfg.first_xid : 1) {
     if (cfg.chroot == "/") cfg.chroot.clear();
@@ -377,6 +377,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     closing = false;
     close_deadline = never;
     reconnect_at = never;
+    request_deadline = never;  // every request failed above: a deadline left would hold the driver's loop open
     fan_out.clear();
     watches.take_all(fan_out);
     for (const watcher_id w : fan_out) {
@@ -727,6 +728,35 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     (void)send_internal(now, op_code::remove_watches, removal, origin::watch_cleanup);
   }
 
+  // A reply of `size` bytes, over max_frame_size, skipped by the reader (`head`: its first bytes): the request it
+  // answers fails with frame_too_large and the connection stays, as for a server error. Anything else that large
+  // (a handshake, a notification, a reply out of order) leaves the stream in doubt: the connection is dropped.
+  // Returns false like on_frame.
+  bool on_oversized_frame(time_point now, std::string_view head, std::size_t size) {
+    reply_header header;
+    auto& sent = pending.sent();
+    if (ph != phase::established || decode_reply_header(head, header) || sent.empty() ||
+        sent.front().xid != header.xid) {
+      protocol_violation(now, client_error::frame_too_large);
+      return false;
+    }
+    if (header.zxid > 0) last_zxid = header.zxid;
+    last_answered = sent.front().send_time;
+    const request_id id = sent.front().id;
+    const op_code op = sent.front().op;
+    const origin from = sent.front().from;
+    const bool abandoned = sent.front().abandoned;
+    std::swap(intent_scratch, sent.front().watch);
+    sent.pop_front();
+    // A watch the server set with the reply we cannot read is removed again, as for an abandoned request.
+    if (from == origin::user) drop_abandoned_watch(now, intent_scratch, header.err);
+    if (from == origin::user && !abandoned) {
+      completion done{id, op, client_error::frame_too_large, {}, false, size};
+      deliveries.push_back() = delivery(std::move(done));
+    }
+    return true;
+  }
+
   // Returns false when the connection is gone and the remaining frames must not be looked at.
   bool on_frame(time_point now, std::string_view payload) {
     if (ph == phase::handshaking) {
@@ -852,7 +882,8 @@ void session::commit_read(time_point now, std::size_t n) {
   m.reader.commit(n);
   if (n > 0) m.last_recv = now;
   while (auto payload = m.reader.next()) {
-    if (!m.on_frame(now, *payload)) return;
+    const std::size_t oversized = m.reader.oversized_size();
+    if (!(oversized > 0 ? m.on_oversized_frame(now, *payload, oversized) : m.on_frame(now, *payload))) return;
   }
   if (auto ec = m.reader.error()) m.protocol_violation(now, ec);
 }

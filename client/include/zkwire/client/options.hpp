@@ -42,6 +42,8 @@ struct sasl_credentials {
   bool operator==(const sasl_credentials&) const = default;
 };
 
+// The client constructor checks the values (std::invalid_argument naming the option and what it must be): a session
+// timeout of 0 or less, a negative time limit or a max_frame_size below 16 bytes is refused before anything starts.
 struct client_options {
   // "host:port[,host:port...][/chroot]", see connect_string.hpp.
   std::string connect_string = "127.0.0.1:2181";
@@ -60,8 +62,10 @@ struct client_options {
   std::uint64_t seed = 0;
   // Added at start and replayed on every reconnect, in order (add_auth adds more later).
   std::vector<credential> auth;
-  // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (docs/protocol.md#limits).
-  std::size_t max_frame_size = jute::default_max_length;
+  // Largest reply frame accepted (docs/protocol.md#limits): 64 MiB, enough to list directories of about a million
+  // children. A longer reply fails only its own request, with client_error::frame_too_large; the session goes on.
+  // Memory is taken as a reply's bytes arrive, never for the announced length alone.
+  std::size_t max_frame_size = jute::default_max_reply_size;
   // --- SASL ---
   // When set, every connection (the first and each reconnect, same session or new) runs a SASL DIGEST-MD5
   // exchange right after the handshake; requests issued meanwhile wait, and the session counts as connected
