@@ -107,7 +107,7 @@ TEST_F(semaphore_test, UsesCuratorsLayoutAndReleasesTheMutex) {
     auto [twice] = co_await s.async_release(tuple_awaitable);
     EXPECT_EQ(twice, lock_errc::not_held);
     auto [too_many] = co_await s.async_acquire(4, 0ms, tuple_awaitable);
-    EXPECT_EQ(too_many, client_error::invalid_argument);
+    EXPECT_EQ(too_many, lock_errc::invalid_lease_count);
   }());
   EXPECT_EQ(states, (std::vector<lock_state>{lock_state::acquiring, lock_state::held, lock_state::released}));
 }
