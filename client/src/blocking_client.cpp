@@ -101,7 +101,7 @@ blocking_client::blocking_client(std::shared_ptr<impl> shared, std::chrono::nano
     : impl_(std::move(shared)), timeout_(timeout) {}
 
 blocking_client blocking_client::with_timeout(std::chrono::nanoseconds timeout) const {
-  return blocking_client(impl_, timeout);
+  return {impl_, timeout};
 }
 
 blocking_client::~blocking_client() = default;
