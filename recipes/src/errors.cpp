@@ -31,7 +31,8 @@ class recipes_category_impl final : public std::error_category {
       case lock_errc::cancelled:
         return "the acquire was cancelled; the lock deletes the node it may have created on its own";
       case lock_errc::node_deleted:
-        return "the lock was lost: its node was deleted by someone else; another client may hold the lock now";
+        return "the lock node was deleted: by another client or an administrator, so the lock is lost and another "
+               "client may hold it now";
       case lock_errc::invalid_lease_count:
         return "invalid lease count: a semaphore acquire asks for 1 to max_leases leases";
       case lock_errc::no_leases:
