@@ -73,6 +73,16 @@ struct blocking_client::impl {
     }
   }
 
+  // call() for a request: with a `timeout` (blocking_client::with_timeout), its handler goes with
+  // zkwire::with_timeout, the request's own deadline.
+  template <class R, class Start>
+  R request(std::optional<std::chrono::nanoseconds> timeout, const std::string& what, Start&& start) {
+    if (!timeout) return call<R>(what, start);
+    return call<R>(what, [&start, t = *timeout](client& c, auto handler) {
+      start(c, zkwire::with_timeout(t, std::move(handler)));
+    });
+  }
+
   // Runs `read(client)` on the loop thread and returns its value.
   template <class Read>
   auto observe(Read&& read) const {
@@ -85,7 +95,14 @@ struct blocking_client::impl {
   }
 };
 
-blocking_client::blocking_client(client_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+blocking_client::blocking_client(client_options options) : impl_(std::make_shared<impl>(std::move(options))) {}
+
+blocking_client::blocking_client(std::shared_ptr<impl> shared, std::chrono::nanoseconds timeout)
+    : impl_(std::move(shared)), timeout_(timeout) {}
+
+blocking_client blocking_client::with_timeout(std::chrono::nanoseconds timeout) const {
+  return {impl_, timeout};
+}
 
 blocking_client::~blocking_client() = default;
 
@@ -140,58 +157,63 @@ void blocking_client::set_state_listener(state_listener listener) {
 }
 
 create_result blocking_client::create(const std::string& path, const std::string& data, const create_options& options) {
-  return impl_->call<create_result>("create " + path,
-                                    [&](client& c, auto h) { c.async_create(path, data, options, std::move(h)); });
+  return impl_->request<create_result>(timeout_, "create " + path,
+                                       [&](client& c, auto h) { c.async_create(path, data, options, std::move(h)); });
 }
 
 void blocking_client::remove(const std::string& path, std::int32_t version) {
-  impl_->call<void>("delete " + path, [&](client& c, auto h) { c.async_remove(path, version, std::move(h)); });
+  impl_->request<void>(timeout_, "delete " + path,
+                       [&](client& c, auto h) { c.async_remove(path, version, std::move(h)); });
 }
 
 std::optional<stat> blocking_client::exists(const std::string& path) {
-  return impl_->call<std::optional<stat>>("exists " + path,
-                                          [&](client& c, auto h) { c.async_exists(path, std::move(h)); });
+  return impl_->request<std::optional<stat>>(timeout_, "exists " + path,
+                                             [&](client& c, auto h) { c.async_exists(path, std::move(h)); });
 }
 
 std::optional<stat> blocking_client::exists(const std::string& path, watch_callback on_event) {
-  return impl_->call<std::optional<stat>>(
-      "exists " + path, [&](client& c, auto h) { c.async_exists(path, std::move(on_event), std::move(h)); });
+  return impl_->request<std::optional<stat>>(
+      timeout_, "exists " + path, [&](client& c, auto h) { c.async_exists(path, std::move(on_event), std::move(h)); });
 }
 
 get_result blocking_client::get(const std::string& path) {
-  return impl_->call<get_result>("get " + path, [&](client& c, auto h) { c.async_get(path, std::move(h)); });
+  return impl_->request<get_result>(timeout_, "get " + path,
+                                    [&](client& c, auto h) { c.async_get(path, std::move(h)); });
 }
 
 get_result blocking_client::get(const std::string& path, watch_callback on_event) {
-  return impl_->call<get_result>("get " + path,
-                                 [&](client& c, auto h) { c.async_get(path, std::move(on_event), std::move(h)); });
+  return impl_->request<get_result>(timeout_, "get " + path,
+                                    [&](client& c, auto h) { c.async_get(path, std::move(on_event), std::move(h)); });
 }
 
 stat blocking_client::set(const std::string& path, const std::string& data, std::int32_t version) {
-  return impl_->call<stat>("set " + path, [&](client& c, auto h) { c.async_set(path, data, version, std::move(h)); });
+  return impl_->request<stat>(timeout_, "set " + path,
+                              [&](client& c, auto h) { c.async_set(path, data, version, std::move(h)); });
 }
 
 children_result blocking_client::get_children(const std::string& path) {
-  return impl_->call<children_result>("ls " + path,
-                                      [&](client& c, auto h) { c.async_get_children(path, std::move(h)); });
+  return impl_->request<children_result>(timeout_, "ls " + path,
+                                         [&](client& c, auto h) { c.async_get_children(path, std::move(h)); });
 }
 
 children_result blocking_client::get_children(const std::string& path, watch_callback on_event) {
-  return impl_->call<children_result>(
-      "ls " + path, [&](client& c, auto h) { c.async_get_children(path, std::move(on_event), std::move(h)); });
+  return impl_->request<children_result>(timeout_, "ls " + path, [&](client& c, auto h) {
+    c.async_get_children(path, std::move(on_event), std::move(h));
+  });
 }
 
 acl_result blocking_client::get_acl(const std::string& path) {
-  return impl_->call<acl_result>("getAcl " + path, [&](client& c, auto h) { c.async_get_acl(path, std::move(h)); });
+  return impl_->request<acl_result>(timeout_, "getAcl " + path,
+                                    [&](client& c, auto h) { c.async_get_acl(path, std::move(h)); });
 }
 
 stat blocking_client::set_acl(const std::string& path, const std::vector<acl>& acl_list, std::int32_t version) {
-  return impl_->call<stat>("setAcl " + path,
-                           [&](client& c, auto h) { c.async_set_acl(path, acl_list, version, std::move(h)); });
+  return impl_->request<stat>(timeout_, "setAcl " + path,
+                              [&](client& c, auto h) { c.async_set_acl(path, acl_list, version, std::move(h)); });
 }
 
 void blocking_client::sync(const std::string& path) {
-  impl_->call<void>("sync " + path, [&](client& c, auto h) { c.async_sync(path, std::move(h)); });
+  impl_->request<void>(timeout_, "sync " + path, [&](client& c, auto h) { c.async_sync(path, std::move(h)); });
 }
 
 std::vector<op_result> blocking_client::multi(const std::vector<multi_op>& ops) {
@@ -200,9 +222,12 @@ std::vector<op_result> blocking_client::multi(const std::vector<multi_op>& ops) 
   auto done = std::make_shared<std::promise<outcome>>();
   auto future = done->get_future();
   asio::post(impl_->io, [this, &ops, done] {
-    impl_->cli->async_multi(ops, [done](std::error_code ec, std::vector<op_result> r) {
-      done->set_value({ec, std::move(r)});
-    });
+    auto handler = [done](std::error_code ec, std::vector<op_result> r) { done->set_value({ec, std::move(r)}); };
+    if (timeout_) {
+      impl_->cli->async_multi(ops, zkwire::with_timeout(*timeout_, std::move(handler)));
+    } else {
+      impl_->cli->async_multi(ops, std::move(handler));
+    }
   });
   auto [ec, results] = future.get();
   if (ec && !results.empty()) throw multi_error(ec, std::move(results));
@@ -216,9 +241,12 @@ std::vector<op_result> blocking_client::multi_read(const std::vector<multi_op>& 
   auto done = std::make_shared<std::promise<outcome>>();
   auto future = done->get_future();
   asio::post(impl_->io, [this, &ops, done] {
-    impl_->cli->async_multi_read(ops, [done](std::error_code ec, std::vector<op_result> r) {
-      done->set_value({ec, std::move(r)});
-    });
+    auto handler = [done](std::error_code ec, std::vector<op_result> r) { done->set_value({ec, std::move(r)}); };
+    if (timeout_) {
+      impl_->cli->async_multi_read(ops, zkwire::with_timeout(*timeout_, std::move(handler)));
+    } else {
+      impl_->cli->async_multi_read(ops, std::move(handler));
+    }
   });
   auto [ec, results] = future.get();
   if (ec && results.empty()) throw std::system_error(ec, "multi_read");
@@ -226,49 +254,51 @@ std::vector<op_result> blocking_client::multi_read(const std::vector<multi_op>& 
 }
 
 void blocking_client::add_watch(const std::string& path, add_watch_mode mode, watch_callback on_event) {
-  impl_->call<void>("addWatch " + path,
-                    [&](client& c, auto h) { c.async_add_watch(path, mode, std::move(on_event), std::move(h)); });
+  impl_->request<void>(timeout_, "addWatch " + path,
+                       [&](client& c, auto h) { c.async_add_watch(path, mode, std::move(on_event), std::move(h)); });
 }
 
 void blocking_client::remove_watches(const std::string& path, watcher_type type) {
-  impl_->call<void>("removeWatches " + path,
-                    [&](client& c, auto h) { c.async_remove_watches(path, type, std::move(h)); });
+  impl_->request<void>(timeout_, "removeWatches " + path,
+                       [&](client& c, auto h) { c.async_remove_watches(path, type, std::move(h)); });
 }
 
 void blocking_client::check_watches(const std::string& path, watcher_type type) {
-  impl_->call<void>("check_watches " + path,
-                    [&](client& c, auto h) { c.async_check_watches(path, type, std::move(h)); });
+  impl_->request<void>(timeout_, "check_watches " + path,
+                       [&](client& c, auto h) { c.async_check_watches(path, type, std::move(h)); });
 }
 
 get_result blocking_client::get_config() {
-  return impl_->call<get_result>("get_config", [](client& c, auto h) { c.async_get_config(std::move(h)); });
+  return impl_->request<get_result>(timeout_, "get_config",
+                                    [](client& c, auto h) { c.async_get_config(std::move(h)); });
 }
 
 get_result blocking_client::get_config(watch_callback on_event) {
-  return impl_->call<get_result>("get_config",
-                                 [&](client& c, auto h) { c.async_get_config(std::move(on_event), std::move(h)); });
+  return impl_->request<get_result>(timeout_, "get_config",
+                                    [&](client& c, auto h) { c.async_get_config(std::move(on_event), std::move(h)); });
 }
 
 get_result blocking_client::reconfig(const std::optional<std::string>& joining,
                                      const std::optional<std::string>& leaving,
                                      const std::optional<std::string>& new_members, std::int64_t from_config) {
-  return impl_->call<get_result>("reconfig", [&](client& c, auto h) {
+  return impl_->request<get_result>(timeout_, "reconfig", [&](client& c, auto h) {
     c.async_reconfig(joining, leaving, new_members, from_config, std::move(h));
   });
 }
 
 std::vector<std::string> blocking_client::get_ephemerals(const std::string& prefix) {
-  return impl_->call<std::vector<std::string>>(
-      "getEphemerals " + prefix, [&](client& c, auto h) { c.async_get_ephemerals(prefix, std::move(h)); });
+  return impl_->request<std::vector<std::string>>(
+      timeout_, "getEphemerals " + prefix, [&](client& c, auto h) { c.async_get_ephemerals(prefix, std::move(h)); });
 }
 
 std::int32_t blocking_client::get_all_children_number(const std::string& path) {
-  return impl_->call<std::int32_t>("getAllChildrenNumber " + path,
-                                   [&](client& c, auto h) { c.async_get_all_children_number(path, std::move(h)); });
+  return impl_->request<std::int32_t>(timeout_, "getAllChildrenNumber " + path,
+                                      [&](client& c, auto h) { c.async_get_all_children_number(path, std::move(h)); });
 }
 
 std::vector<client_info> blocking_client::whoami() {
-  return impl_->call<std::vector<client_info>>("whoami", [](client& c, auto h) { c.async_whoami(std::move(h)); });
+  return impl_->request<std::vector<client_info>>(timeout_, "whoami",
+                                                  [](client& c, auto h) { c.async_whoami(std::move(h)); });
 }
 
 }  // namespace zkwire

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "client_impl.hpp"
+#include "options_check.hpp"
 #include "zkwire/client/errors.hpp"
 
 namespace zkwire {
@@ -64,6 +65,7 @@ void cancel_watch_wait(const std::weak_ptr<watch_state>& state) {
 }
 
 std::shared_ptr<client_impl> make_client_impl(asio::any_io_executor executor, client_options options) {
+  check_options(options);
   connect_string servers;
   std::string reason;
   if (auto ec = parse_connect_string(options.connect_string, servers, &reason)) {

@@ -176,9 +176,10 @@ void client_impl::expire_waiter(std::uint64_t id) {
   if (!op) return;
   log(log_level::error, [&] {
     return "no session within the connect timeout (state " + std::string(proto::session_state_name(engine_.state())) +
-           (last_tls_error_ ? "; last TLS failure: " + last_tls_error_.message() : std::string()) + ")";
+           (last_tls_error_ ? "; last failure: " + last_tls_error_.message() : std::string()) + ")";
   });
-  // A TLS failure names a cause the user can fix (an untrusted or misnamed certificate, a plaintext port, ...).
+  // A TLS failure or an unknown host names a cause the user can fix (an untrusted or misnamed certificate, a
+  // plaintext port, a typo in a host name, ...).
   op->fail(last_tls_error_ ? last_tls_error_ : make_error_code(client_errc::connect_timeout), false);
 }
 
@@ -285,6 +286,14 @@ void client_impl::on_completion(proto::completion&& c) {
   auto [op, watcher] = ops_.take(c.id);
   // The engine keeps nothing of a watcher its request did not register; neither does the client.
   if (watcher != 0 && !c.watch_registered) watchers_.drop(watcher);
+  if (c.error == proto::client_error::frame_too_large) {
+    // The error's message names the option; the sizes are known only here.
+    log(log_level::warning, [&] {
+      return std::string(proto::op_code_name(c.op)) + " reply of " + std::to_string(c.reply_size) +
+             " bytes is over client_options::max_frame_size (" + std::to_string(options_.max_frame_size) +
+             " bytes): the request failed with frame_too_large";
+    });
+  }
   if (!op) {
     if (c.error) {
       log(log_level::debug, [&] {
@@ -423,6 +432,10 @@ void client_impl::on_connected(std::error_code ec) {
   if (life_ == lifecycle::shut_down || link_ != link::connecting) return;
   const auto self = shared_from_this();
   if (ec.category() == tls_category()) last_tls_error_ = ec;
+  if (ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again || ec == asio::error::no_data ||
+      ec.category() == asio::error::get_addrinfo_category()) {
+    last_tls_error_ = client_errc::host_not_found;
+  }
   if (ec) {
     log(log_level::warning, [&] { return "connect failed: " + ec.message(); });
     close_connection();

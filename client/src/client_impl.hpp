@@ -118,7 +118,9 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   std::mt19937_64 rebalance_rng_;            // follow_config's choices
   bool config_reading_ = false;              // follow_config: a read of the configuration is in flight
   bool config_watched_ = false;              // ... its watch is armed
-  std::error_code last_tls_error_;           // of the last connection attempt, until a session is up (tls_options.hpp)
+  // The cause of a failed connection attempt that the user can fix, reported instead of a bare connect timeout until
+  // a session is up: a TLS failure (tls_options.hpp) or client_errc::host_not_found.
+  std::error_code last_tls_error_;
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;

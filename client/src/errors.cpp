@@ -13,7 +13,7 @@ class client_errc_category_impl final : public std::error_category {
   [[nodiscard]] std::string message(int value) const override {
     switch (static_cast<client_errc>(value)) {
       case client_errc::connect_timeout:
-        return "connect timeout: no ZooKeeper session could be established within the connect timeout; check the "
+        return "could not connect within the connect timeout: no ZooKeeper session could be established; check the "
                "connect string and that a server is up and reachable";
       case client_errc::invalid_connect_string:
         return "invalid connect string: expected host:port[,host:port...][/chroot]";
@@ -30,6 +30,9 @@ class client_errc_category_impl final : public std::error_category {
         return "ensemble changed: the session moves to another server of the new configuration";
       case client_errc::host_switched:
         return "host switched: the session moves to the server the application asked for";
+      case client_errc::host_not_found:
+        return "host name not found: a host of the connect string could not be resolved to an address, and no "
+               "session was established within the connect timeout; check the name";
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }
@@ -38,6 +41,7 @@ class client_errc_category_impl final : public std::error_category {
   [[nodiscard]] bool equivalent(int value, const std::error_condition& cond) const noexcept override {
     switch (static_cast<client_errc>(value)) {
       case client_errc::connect_timeout:
+      case client_errc::host_not_found:  // what the connect timeout ran into
         return cond == condition::timeout;
       case client_errc::invalid_connect_string:
         return cond == condition::invalid_argument;

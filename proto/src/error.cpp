@@ -27,10 +27,10 @@ constexpr server_error_info server_errors[] = {
      "the server could not decode the request (MARSHALLINGERROR): a null field, or read and write ops mixed in one "
      "multi"},
     {-6, "UNIMPLEMENTED",
-     "operation not implemented by this server (UNIMPLEMENTED): TTL nodes need "
-     "-Dzookeeper.extendedTypesEnabled=true"},
+     "not supported by the server (UNIMPLEMENTED): TTL nodes need -Dzookeeper.extendedTypesEnabled=true"},
     {-7, "OPERATIONTIMEOUT", "operation timed out (OPERATIONTIMEOUT): the outcome is unknown; read back or retry"},
-    {-8, "BADARGUMENTS", "bad arguments (BADARGUMENTS): check the path, create mode, TTL and version"},
+    {-8, "BADARGUMENTS",
+     "the server rejected the arguments (BADARGUMENTS): check the path, create mode, TTL and version"},
     {-12, "UNKNOWNSESSION", "unknown session (UNKNOWNSESSION): create a new session"},
     {-13, "NEWCONFIGNOQUORUM",
      "the proposed configuration has no quorum of connected servers (NEWCONFIGNOQUORUM); retry later"},
@@ -38,7 +38,8 @@ constexpr server_error_info server_errors[] = {
     {-100, "APIERROR", "API error (APIERROR)"},
     {-101, "NONODE", "node does not exist (NONODE): create it or its parent first, or check the path"},
     {-102, "NOAUTH", "not authorized (NOAUTH): the node's ACL denies this operation to the session's identities"},
-    {-103, "BADVERSION", "version mismatch (BADVERSION): the node changed since it was read; read it again and retry"},
+    {-103, "BADVERSION",
+     "version does not match (BADVERSION): the node changed since it was read; read it again and retry"},
     {-108, "NOCHILDRENFOREPHEMERALS",
      "ephemeral nodes cannot have children (NOCHILDRENFOREPHEMERALS); create under a persistent parent"},
     {-110, "NODEEXISTS", "node already exists (NODEEXISTS)"},
@@ -59,7 +60,7 @@ constexpr server_error_info server_errors[] = {
      "session closed because SASL authentication is required (SESSIONCLOSEDREQUIRESASLAUTH); authenticate and create "
      "a new session"},
     {-125, "QUOTAEXCEEDED", "quota exceeded (QUOTAEXCEEDED): the node's subtree hit its hard count or byte limit"},
-    {-127, "THROTTLEDOP", "operation throttled by the server (THROTTLEDOP): it did not run; back off and retry"},
+    {-127, "THROTTLEDOP", "the server is throttling requests (THROTTLEDOP): this one did not run; back off and retry"},
 };
 
 const server_error_info* find_server_error(std::int32_t code) noexcept {
@@ -86,37 +87,35 @@ class client_error_category_impl final : public std::error_category {
   [[nodiscard]] std::string message(int value) const override {
     switch (static_cast<client_error>(value)) {
       case client_error::connection_loss:
-        return "connection lost: the outcome of the request is unknown; read back or retry";
+        return "connection lost, outcome unknown: the request may or may not have been applied; read back or retry";
       case client_error::session_expired:
         return "session expired: ephemeral nodes and watches are gone; create a new session";
       case client_error::closed:
-        return "closed: the client or session was closed; create a new one to continue";
+        return "session closed: the client or session was closed; create a new one to continue";
       case client_error::operation_timeout:
-        return "operation timed out: no reply in time, the outcome is unknown; read back or retry";
+        return "no reply in time, outcome unknown: the operation timed out; read back or retry";
       case client_error::cancelled:
         return "cancelled: the request may still be applied by the server if it was already sent; read back";
       case client_error::frame_too_large:
-        return "frame too large: the server sent a frame longer than the configured maximum; raise the client's "
-               "maximum frame size above the server's jute.maxbuffer";
+        return "reply larger than the client accepts (client_options::max_frame_size, 64 MiB by default; the CLI's "
+               "--max-frame-size): raise the limit to read it; only this request failed";
       case client_error::request_too_large:
-        return "request too large: it exceeds the maximum frame size the server accepts (jute.maxbuffer, "
-               "1048575 bytes by default); send less data";
+        return "request larger than the server accepts (jute.maxbuffer, 1048575 bytes by default): send less data";
       case client_error::protocol_violation:
-        return "protocol violation: the server sent a malformed or unexpected frame; the connection must be "
-               "dropped";
+        return "protocol error from the server, connection dropped: it sent a malformed or unexpected frame";
       case client_error::truncated_frame:
-        return "protocol violation: a frame ended in the middle of a record; the connection must be dropped";
+        return "protocol error from the server, connection dropped: a frame ended in the middle of a record";
       case client_error::invalid_path:
         return "invalid path: ZooKeeper paths are absolute, '/'-separated, without empty, '.' or '..' "
                "components, a trailing '/' or control, surrogate, private-use or non-BMP characters";
       case client_error::invalid_argument:
         return "invalid argument: the request cannot be encoded as given";
       case client_error::sasl_failed:
-        return "SASL authentication failed: the server rejected the user name or password (AUTHFAILED); the "
+        return "SASL authentication failed, wrong user name or password: the server rejected them (AUTHFAILED); the "
                "session is over, check the credentials";
       case client_error::sasl_exchange_failed:
-        return "SASL authentication failed: the server's DIGEST-MD5 challenge was malformed or unsupported, or "
-               "its final token did not prove it knows the password; the session is over";
+        return "SASL authentication failed, the server's DIGEST-MD5 exchange was malformed or did not prove it "
+               "knows the password: the session is over";
     }
     return "unknown zkwire error " + std::to_string(value);
   }
@@ -156,10 +155,11 @@ bool client_code_is(int value, condition c) noexcept {
       return c == condition::session_ended;
     case client_error::cancelled:
       return c == condition::cancelled;
-    case client_error::frame_too_large:
     case client_error::protocol_violation:
     case client_error::truncated_frame:
       return c == condition::protocol_violation;
+    case client_error::frame_too_large:  // a reply the client would not read; the stream itself is fine
+      return false;
     case client_error::invalid_path:
     case client_error::invalid_argument:
       return c == condition::invalid_argument;
@@ -228,6 +228,22 @@ const std::error_category& condition_category() noexcept {
 std::string_view server_error_name(std::int32_t err) noexcept {
   if (const auto* info = find_server_error(err)) return info->name;
   return "UNKNOWN";
+}
+
+std::string error_summary(const std::error_code& ec) {
+  std::string text = ec.message();
+  if (ec.category() == server_category()) {
+    if (const auto* info = find_server_error(ec.value())) {
+      const std::string named = " (" + std::string(info->name) + ")";
+      if (const auto at = text.find(named); at != std::string::npos) text.resize(at);
+    }
+    return text;
+  }
+  const std::string_view category = ec.category().name();
+  if (category == "zkwire" || category == "zkwire.client" || category == "zkwire.recipes") {
+    if (const auto at = text.find(": "); at != std::string::npos) text.resize(at);
+  }
+  return text;
 }
 
 bool is_session_fatal(const std::error_code& ec) noexcept { return ec == condition::session_ended; }

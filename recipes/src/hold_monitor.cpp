@@ -100,7 +100,7 @@ void hold_monitor::verify_after_reconnect(std::uint64_t generation) {
       }
       const auto held = self->held_nodes();
       if (!st) {
-        self->on_lost(server_error::no_node);
+        self->on_lost(lock_errc::node_deleted);
       } else if (i >= held.size() || st->ephemeral_owner != held[i]->session) {
         self->on_lost(lock_errc::session_changed);
       } else if (++self->verified_ == held.size()) {

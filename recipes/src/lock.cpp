@@ -75,7 +75,7 @@ std::uint64_t start_acquire_hold(const lock_ptr& impl, std::chrono::milliseconds
   // The hold is made when the acquire's answer is delivered, for the grant current then (the one just made).
   auto deliver = [weak = lock_weak_ptr(impl), done = std::move(done)](std::error_code ec) mutable {
     auto self = weak.lock();
-    if (!ec && !self) ec = client_error::cancelled;
+    if (!ec && !self) ec = lock_errc::cancelled;
     if (ec) {
       complete(std::move(done), ec, lock_hold{});
       return;

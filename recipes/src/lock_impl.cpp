@@ -79,7 +79,7 @@ std::uint64_t lock_impl::start_acquire(std::chrono::milliseconds timeout, comple
 }
 
 void lock_impl::cancel_acquire(std::uint64_t id) {
-  if (current_ && current_->id == id) give_up(current_, client_error::cancelled);
+  if (current_ && current_->id == id) give_up(current_, lock_errc::cancelled);
 }
 
 void lock_impl::give_up(const std::shared_ptr<attempt>& a, std::error_code ec) {
@@ -137,7 +137,7 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
         if (e.error) {
           self->on_lost(e.error);
         } else if (e.type == event_type::node_deleted) {
-          self->on_lost(server_error::no_node);
+          self->on_lost(lock_errc::node_deleted);
         } else if (e.type == event_type::node_data_changed || e.type == event_type::data_watch_removed) {
           // Changed data may be a revocation request: read it and watch again. A removed watch means a waiter of
           // this client that gave up removed the client's data watches on our node: watch again.
@@ -150,7 +150,7 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
         if (ec) {
           self->own_watch_armed_ = false;
           // Connection loss: verify_after_reconnect watches again.
-          if (ec == server_error::no_node) self->on_lost(ec);
+          if (ec == server_error::no_node) self->on_lost(lock_errc::node_deleted);
           if (is_session_fatal(ec)) self->on_lost(ec);
           return;
         }
@@ -181,7 +181,7 @@ void lock_impl::on_lost(std::error_code reason) {
   // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
   // Started before anyone hears of the loss: a listener may release the lost lock at once (a lock_keeper does),
   // which forgets the node, and a session that lives on would keep it in everyone's way.
-  if (node_ && reason != server_error::no_node) {
+  if (node_ && reason != lock_errc::node_deleted) {
     asio::co_spawn(executor(), delete_until_gone(link_, node_->path), asio::detached);
   }
   set_state(lock_state::lost, reason);
@@ -289,7 +289,7 @@ void lock_impl::start_guarded_multi(std::vector<multi_op> ops, completion_ptr<st
 
 void lock_impl::abandon() noexcept {
   try {
-    if (current_) give_up(current_, client_error::cancelled);
+    if (current_) give_up(current_, lock_errc::cancelled);
     if (state_ == lock_state::held || state_ == lock_state::uncertain) {
       holds_ = 1;
       start_release(make_completion<>([](std::error_code) {}, executor()));

@@ -110,8 +110,8 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
   void start_reacquiring(std::error_code reason) {
     reacquiring_ = true;
     // The node of a session that may live on (lost by the safety margin or a session change) still queues ahead of
-    // everyone: the task deletes it before queueing again. A deleted node (no_node) is gone already.
-    std::string old_node = reason == server_error::no_node ? std::string() : lock_.node_path();
+    // everyone: the task deletes it before queueing again. A deleted node (node_deleted) is gone already.
+    std::string old_node = reason == lock_errc::node_deleted ? std::string() : lock_.node_path();
     asio::co_spawn(lock_.get_executor(), reacquire(shared_from_this(), std::move(old_node)), asio::detached);
   }
 

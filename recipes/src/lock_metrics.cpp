@@ -34,7 +34,7 @@ std::string_view loss_reason_name(loss_reason r) noexcept {
 loss_reason classify_loss(std::error_code reason) noexcept {
   if (reason == client_error::session_expired) return loss_reason::session_expired;
   if (reason == client_error::closed) return loss_reason::session_closed;
-  if (reason == server_error::no_node) return loss_reason::node_deleted;
+  if (reason == lock_errc::node_deleted) return loss_reason::node_deleted;
   if (reason == lock_errc::safety_margin_passed) return loss_reason::safety_margin;
   if (reason == lock_errc::session_changed) return loss_reason::session_changed;
   if (reason == client_error::connection_loss) return loss_reason::connection_lost;

@@ -1,6 +1,8 @@
 #include "loop_bridge.hpp"
 
 #include <algorithm>
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/cancellation_signal.hpp>
 #include <stdexcept>
 #include <utility>
 
@@ -35,6 +37,9 @@ std::error_code loop_bridge::acquire(lock& l, steady_deadline deadline) const no
   try {
     const result_promise done = std::make_shared<std::promise<std::error_code>>();
     auto future = done->get_future();
+    // Shared with the handler bound to its slot: alive until the acquire completed and the signal was emitted.
+    auto stop = std::make_shared<asio::cancellation_signal>();
+    std::optional<std::chrono::milliseconds> try_once_bound;
     run([&] {
       // The remaining time is taken on the loop thread, just before the acquire starts.
       std::chrono::milliseconds timeout(-1);
@@ -42,8 +47,18 @@ std::error_code loop_bridge::acquire(lock& l, steady_deadline deadline) const no
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
         timeout = std::max(left, std::chrono::milliseconds(0));
       }
-      l.async_acquire(timeout, [done](std::error_code ec) { done->set_value(ec); });
+      // A try-once acquire waits for its round trip, and without a server (or a request_timeout) would wait for
+      // one for good: it gets what the client gives a connection by default, the session timeout.
+      if (timeout.count() == 0) try_once_bound = client_->session_timeout();
+      l.async_acquire(timeout, asio::bind_cancellation_slot(stop->slot(),
+                                                            [done, stop](std::error_code ec) { done->set_value(ec); }));
     });
+    if (try_once_bound && future.wait_for(*try_once_bound) == std::future_status::timeout) {
+      // No answer in time: give up like any try that ran out of time. A grant racing the cancellation wins.
+      post([stop] { stop->emit(asio::cancellation_type::terminal); });
+      const std::error_code ec = future.get();
+      return ec == lock_errc::cancelled ? make_error_code(lock_errc::timeout) : ec;
+    }
     return future.get();
   } catch (...) {  // the loop is gone (a broken promise) or out of memory: no acquire is running
     return make_error_code(client_error::closed);

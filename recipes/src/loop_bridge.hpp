@@ -57,7 +57,8 @@ class loop_bridge {
     asio::post(executor_, std::forward<F>(f));
   }
 
-  // Acquires `l` (on the loop thread), waiting at most until `deadline` (past or now: one try). Empty error: held;
+  // Acquires `l` (on the loop thread), waiting at most until `deadline` (past or now: one try, given at most the
+  // session timeout for its round trip). Empty error: held; lock_errc::timeout when not acquired in time;
   // client_error::closed when the loop is gone.
   std::error_code acquire(lock& l, steady_deadline deadline) const noexcept;
   // Releases `l` and waits until the delete is confirmed, at most the session timeout; the delete then goes on in

@@ -49,7 +49,7 @@ class metrics_recorder {
       since_ = now;
     } else if (ec == lock_errc::timeout) {
       r.event = lock_metric_event::timeout;
-    } else if (ec == client_error::cancelled) {
+    } else if (ec == lock_errc::cancelled || ec == client_error::cancelled) {
       r.event = lock_metric_event::cancelled;
     } else {
       r.event = lock_metric_event::failed;

@@ -50,7 +50,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
   std::uint64_t start_acquire(std::chrono::milliseconds timeout, completion_ptr<> done) {
     const std::uint64_t id = next_id_++;
     std::error_code refuse = acquire_refusal(state_, current_ != nullptr);
-    if (!refuse && members_.empty()) refuse = client_error::invalid_argument;
+    if (!refuse && members_.empty()) refuse = lock_errc::no_directories;
     if (refuse) {
       complete(std::move(done), refuse);
       return id;
@@ -134,7 +134,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
     std::size_t taken = 0;
     for (; taken < self->members_.size(); ++taken) {
       if (a->cancelled) {
-        ec = client_error::cancelled;
+        ec = lock_errc::cancelled;
         break;
       }
       auto wait = a->timeout;
@@ -151,7 +151,7 @@ class multi_lock_impl : public std::enable_shared_from_this<multi_lock_impl> {
         break;
       }
     }
-    if (a->cancelled && !ec) ec = client_error::cancelled;  // cancelled after the last member was granted
+    if (a->cancelled && !ec) ec = lock_errc::cancelled;  // cancelled after the last member was granted
     // A member taken earlier may have been lost while we waited for a later one: then we do not hold them all.
     for (std::size_t i = 0; i < taken && !ec; ++i) {
       const auto s = self->members_[i].state();

@@ -21,7 +21,8 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
                                             completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
   std::error_code refuse = acquire_refusal(state_, current_ != nullptr);
-  if (!refuse && (count < 1 || count > max_leases_)) refuse = client_error::invalid_argument;
+  if (!refuse && max_leases_ < 1) refuse = lock_errc::no_leases;
+  if (!refuse && (count < 1 || count > max_leases_)) refuse = lock_errc::invalid_lease_count;
   if (!refuse && link_->get() == nullptr) refuse = client_error::closed;
   if (refuse) {
     complete(std::move(done), refuse);
@@ -40,7 +41,7 @@ std::uint64_t semaphore_impl::start_acquire(std::int32_t count, std::chrono::mil
 }
 
 void semaphore_impl::cancel_acquire(std::uint64_t id) {
-  if (current_ && current_->id == id) give_up(current_, client_error::cancelled);
+  if (current_ && current_->id == id) give_up(current_, lock_errc::cancelled);
 }
 
 void semaphore_impl::give_up(const std::shared_ptr<lease_attempt>& a, std::error_code ec) {
@@ -78,7 +79,7 @@ void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
         if (e.error) {
           self->on_lost(e.error);
         } else if (e.type == event_type::node_deleted) {
-          self->on_lost(server_error::no_node);
+          self->on_lost(lock_errc::node_deleted);
         } else {
           self->watch_lease(index, generation);  // data changed, or a waiter of this client removed the watch
         }
@@ -87,7 +88,8 @@ void semaphore_impl::watch_lease(std::size_t index, std::uint64_t generation) {
         auto self = weak.lock();
         if (!self || self->generation_ != generation) return;
         // Connection loss: verify_after_reconnect watches again.
-        if (ec == server_error::no_node || is_session_fatal(ec)) self->on_lost(ec);
+        if (ec == server_error::no_node) self->on_lost(lock_errc::node_deleted);
+        if (is_session_fatal(ec)) self->on_lost(ec);
       });
 }
 
@@ -165,7 +167,7 @@ void semaphore_impl::abandon() noexcept {
   try {
     // The owner is going away: its listener (and what it refers to) may be gone already.
     listener_ = nullptr;
-    if (current_) give_up(current_, client_error::cancelled);
+    if (current_) give_up(current_, lock_errc::cancelled);
     if (state_ == lock_state::held || state_ == lock_state::uncertain) {
       start_release(make_completion<>([](std::error_code) {}, executor()));
     } else if (state_ == lock_state::lost) {

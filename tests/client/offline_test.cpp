@@ -1,6 +1,7 @@
 // zkwire::client behaviour that needs no server: lifetimes, cancellation and immediate errors, with the
 // connection pointed at a loopback port nobody listens on.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <asio/bind_cancellation_slot.hpp>
@@ -11,10 +12,14 @@
 #include <asio/strand.hpp>
 #include <asio/use_future.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "client_test_support.hpp"
+#include "zkwire/client/blocking_client.hpp"
 #include "zkwire/client/client.hpp"
 
 namespace zkwire {
@@ -35,6 +40,82 @@ client_options offline_options() {
 }
 
 using test::run_until;
+
+// Options no session could work with are refused by the constructor, naming the option, its value and the rule,
+// rather than failing later as a connect timeout that sends the user to check the server.
+TEST(client_offline, NonsensicalOptionsAreRefusedUpFront) {
+  using std::chrono::milliseconds;
+  asio::io_context io;
+  const auto refusal = [&](const std::function<void(client_options&)>& change) -> std::string {
+    client_options o = offline_options();
+    change(o);
+    try {
+      client c(io.get_executor(), o);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  using ::testing::HasSubstr;
+  EXPECT_THAT(refusal([](client_options& o) { o.session_timeout = milliseconds(0); }),
+              HasSubstr("client_options::session_timeout is 0 ms: it must be positive"));
+  EXPECT_THAT(refusal([](client_options& o) { o.session_timeout = milliseconds(-5); }),
+              HasSubstr("session_timeout is -5 ms"));
+  EXPECT_THAT(refusal([](client_options& o) { o.connect_timeout = milliseconds(-1); }),
+              HasSubstr("connect_timeout is -1 ms"));
+  EXPECT_THAT(refusal([](client_options& o) { o.request_timeout = milliseconds(-1); }),
+              HasSubstr("request_timeout is -1 ms"));
+  EXPECT_THAT(refusal([](client_options& o) { o.max_frame_size = 0; }), HasSubstr("max_frame_size is 0 bytes"));
+  EXPECT_EQ(refusal([](client_options& o) { o.connect_timeout = milliseconds(0); }), "accepted");
+  client_options blocking = offline_options();
+  blocking.session_timeout = milliseconds(0);
+  EXPECT_THROW(blocking_client{blocking}, std::invalid_argument);
+}
+
+// A host name that resolves to nothing is the cause reported when no session comes up, not a bare connect timeout.
+TEST(client_offline, AnUnknownHostIsReportedAsSuch) {
+  asio::io_context io;
+  client_options o = offline_options();
+  o.connect_string = "no-such-host.invalid:2181";
+  o.connect_timeout = std::chrono::seconds(2);
+  client c(io.get_executor(), o);
+  std::optional<std::error_code> result;
+  c.async_connect([&](std::error_code ec) { result = ec; });
+  ASSERT_TRUE(run_until(
+      io, [&] { return result.has_value(); }, std::chrono::seconds(20)));
+  EXPECT_EQ(*result, client_errc::host_not_found) << result->message();
+  EXPECT_EQ(*result, condition::timeout);
+  EXPECT_THAT(result->message(), ::testing::HasSubstr("could not be resolved"));
+}
+
+// Per-call deadlines of the blocking facade: a call through with_timeout() fails with operation_timeout once its
+// own time is up, waiting for a connection included, while the client's other calls keep their own limits.
+TEST(client_offline, BlockingCallsHaveDeadlinesOfTheirOwn) {
+  client_options o = offline_options();
+  o.request_timeout = std::chrono::seconds(60);
+  blocking_client c(o);
+  const auto timed_out_within = [&](std::chrono::milliseconds limit, const std::function<void()>& call) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      call();
+      ADD_FAILURE() << "operation_timeout expected";
+    } catch (const std::system_error& e) {
+      EXPECT_EQ(e.code(), client_error::operation_timeout) << e.what();
+    }
+    return std::chrono::steady_clock::now() - start < limit;
+  };
+  auto quick = c.with_timeout(std::chrono::milliseconds(300));
+  EXPECT_TRUE(timed_out_within(std::chrono::seconds(5), [&] { (void)quick.get("/x"); }));
+  EXPECT_TRUE(timed_out_within(std::chrono::seconds(5),
+                               [&] { (void)c.with_timeout(std::chrono::milliseconds(200)).exists("/x"); }));
+  EXPECT_TRUE(timed_out_within(std::chrono::seconds(5), [&] {
+    const std::vector<multi_op> ops = {zkwire::ops::check("/x", 0)};
+    (void)c.with_timeout(std::chrono::milliseconds(200)).multi(ops);
+  }));
+  EXPECT_TRUE(timed_out_within(std::chrono::milliseconds(500), [&] {
+    c.with_timeout(std::chrono::seconds(0)).sync("/x");
+  })) << "a zero timeout fails at once";
+}
 
 TEST(client_offline, NothingHappensBeforeTheFirstOperation) {
   asio::io_context io;

@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -405,6 +406,35 @@ TEST_F(client_ops_test, AClosedClientLeavesItsEventLoopFree) {
   io_.run();
   EXPECT_TRUE(closed);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // one round trip, really
+}
+
+// Nor do request deadlines outlive the close: the deadline of a request answered long ago, client_options'
+// request_timeout (15 s) or a call's with_timeout (20 s), must not keep io_context::run() busy after async_close.
+TEST_F(client_ops_test, ACloseLeavesNoRequestDeadlineBehind) {
+  for (const bool per_call : {false, true}) {
+    SCOPED_TRACE(per_call ? "with_timeout(20s)" : "request_timeout = 15s");
+    auto options = test::client_options_for(connect_string());
+    if (!per_call) options.request_timeout = std::chrono::seconds(15);
+    client c(io_.get_executor(), options);
+    run([&]() -> asio::awaitable<void> {
+      if (per_call) {
+        co_await c.async_get("/", with_timeout(std::chrono::seconds(20), use_awaitable));
+      } else {
+        co_await c.async_get("/", use_awaitable);
+      }
+    }());
+    std::optional<std::error_code> closed;
+    c.async_close([&](std::error_code ec) { closed = ec; });
+    const auto start = std::chrono::steady_clock::now();
+    io_.restart();
+    io_.run();
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(closed.has_value());
+    EXPECT_FALSE(*closed) << closed->message();
+    EXPECT_LT(elapsed, std::chrono::seconds(5))
+        << "io_context::run() returned " << std::chrono::duration<double>(elapsed).count()
+        << " s after the close: a request deadline outlived it";
+  }
 }
 
 TEST_F(client_ops_test, BlockingClient) {

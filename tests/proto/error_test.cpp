@@ -100,8 +100,24 @@ TEST(client_errors, category_and_messages) {
     EXPECT_EQ(ec.message().find("unknown zkwire error"), std::string::npos) << ec.message();
   }
   EXPECT_EQ(std::error_code(client_error::connection_loss).message(),
-            "connection lost: the outcome of the request is unknown; read back or retry");
+            "connection lost, outcome unknown: the request may or may not have been applied; read back or retry");
   EXPECT_EQ(std::error_code(99, client_error_category()).message(), "unknown zkwire error 99");
+}
+
+// A message is "<summary>: <advice>" (a server code's with its name after the summary); error_summary() is the
+// summary alone, the one-line report the command line prints before the name in parentheses.
+TEST(client_errors, summaries_open_the_messages) {
+  EXPECT_EQ(error_summary(server_error::no_node), "node does not exist");
+  EXPECT_EQ(error_summary(server_error::bad_version), "version does not match");
+  EXPECT_EQ(error_summary(client_error::connection_loss), "connection lost, outcome unknown");
+  EXPECT_EQ(error_summary(client_error::operation_timeout), "no reply in time, outcome unknown");
+  EXPECT_EQ(error_summary(client_error::frame_too_large),
+            "reply larger than the client accepts (client_options::max_frame_size, 64 MiB by default; the CLI's "
+            "--max-frame-size)");
+  EXPECT_EQ(error_summary(std::error_code(-999, server_category())), "unknown ZooKeeper error -999");
+  // Other categories keep their whole message.
+  const std::error_code foreign = std::make_error_code(std::errc::connection_refused);
+  EXPECT_EQ(error_summary(foreign), foreign.message());
 }
 
 TEST(client_errors, categories_are_distinct) {
@@ -139,7 +155,7 @@ TEST(classification, connection_loss_means_outcome_unknown) {
 TEST(classification, protocol_violation) {
   EXPECT_TRUE(is_protocol_violation(client_error::protocol_violation));
   EXPECT_TRUE(is_protocol_violation(client_error::truncated_frame));
-  EXPECT_TRUE(is_protocol_violation(client_error::frame_too_large));
+  EXPECT_FALSE(is_protocol_violation(client_error::frame_too_large));  // fails one request only
   EXPECT_TRUE(is_protocol_violation(jute::error::invalid_boolean));
   EXPECT_FALSE(is_protocol_violation(client_error::request_too_large));
   EXPECT_FALSE(is_protocol_violation(server_error::marshalling_error));
@@ -186,7 +202,7 @@ TEST(conditions, every_client_error) {
       {client_error::closed, {c::session_ended}},
       {client_error::operation_timeout, {c::connection_loss, c::timeout}},
       {client_error::cancelled, {c::cancelled}},
-      {client_error::frame_too_large, {c::protocol_violation}},
+      {client_error::frame_too_large, {}},
       {client_error::request_too_large, {}},
       {client_error::protocol_violation, {c::protocol_violation}},
       {client_error::truncated_frame, {c::protocol_violation}},

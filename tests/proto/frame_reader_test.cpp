@@ -100,7 +100,7 @@ TEST(frame_reader, huge_length_with_default_limit) {
   r.feed(wire_bytes().i32(0x7fffffff));
   EXPECT_FALSE(r.next());
   EXPECT_EQ(r.error(), client_error::frame_too_large);
-  EXPECT_TRUE(is_protocol_violation(r.error()));
+  EXPECT_FALSE(is_protocol_violation(r.error())) << "a reply too large for this client, not a broken stream";
   EXPECT_LT(r.capacity(), 64U);
 }
 
@@ -217,6 +217,61 @@ TEST(frame_reader, prepare_some_keeps_the_buffer_at_the_read_size_or_the_largest
   EXPECT_EQ(got, payloads);
   EXPECT_EQ(peak_before_large, read_size);
   EXPECT_EQ(r.capacity(), large + 4) << "grown exactly for the frame that did not fit";
+}
+
+// A length prefix alone allocates nothing of its length: reading through prepare_some grows the buffer only as the
+// frame's bytes arrive, so a garbage (or hostile) length below a large limit costs what was actually sent.
+TEST(frame_reader, prepare_some_grows_only_as_a_frames_bytes_arrive) {
+  constexpr std::size_t read_size = 64 * 1024;
+  constexpr std::size_t announced = std::size_t{512} * 1024 * 1024;
+  frame_reader r(std::size_t{1} << 30);
+  const std::string prefix = wire_bytes().i32(static_cast<std::int32_t>(announced)).bytes();
+  std::span<char> space = r.prepare_some(read_size);
+  std::memcpy(space.data(), prefix.data(), prefix.size());
+  r.commit(prefix.size());
+  EXPECT_FALSE(r.next());
+  EXPECT_FALSE(r.error());
+  std::size_t arrived = prefix.size();
+  for (int i = 0; i < 8; ++i) {
+    space = r.prepare_some(read_size);
+    ASSERT_LE(r.capacity(), 2 * (arrived + read_size))
+        << "after " << arrived << " bytes of a " << announced << "-byte frame";
+    const std::size_t n = std::min(space.size(), read_size);
+    std::memset(space.data(), 'x', n);
+    r.commit(n);
+    arrived += n;
+    EXPECT_FALSE(r.next());
+  }
+}
+
+// oversized_frames::skip: a frame over the limit is dropped as it arrives, in reads of any size, and next() then
+// returns its head (a reply header's worth) with oversized_size() set; the frames behind it come out as usual.
+TEST(frame_reader, skip_policy_drops_an_oversized_frame_and_keeps_its_head) {
+  constexpr std::size_t limit = 100;
+  std::string big(5000, 'b');
+  for (std::size_t i = 0; i < frame_reader::oversized_head_size; ++i) big[i] = static_cast<char>('A' + i);
+  const std::string stream = frames_of({"before", big, "after"});
+  for (const std::size_t read_size : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{4096}}) {
+    SCOPED_TRACE(read_size);
+    frame_reader r(limit, oversized_frames::skip);
+    std::vector<std::string> got;
+    std::vector<std::size_t> sizes;
+    for (std::size_t offset = 0; offset < stream.size();) {
+      std::span<char> space = r.prepare_some(read_size);
+      const std::size_t n = std::min({space.size(), read_size, stream.size() - offset});
+      std::memcpy(space.data(), stream.data() + offset, n);
+      r.commit(n);
+      offset += n;
+      while (auto payload = r.next()) {
+        got.emplace_back(*payload);
+        sizes.push_back(r.oversized_size());
+      }
+      ASSERT_LE(r.capacity(), limit + 4 + read_size);
+    }
+    EXPECT_FALSE(r.error());
+    EXPECT_EQ(got, (std::vector<std::string>{"before", big.substr(0, frame_reader::oversized_head_size), "after"}));
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{0, big.size(), 0}));
+  }
 }
 
 TEST(frame_reader, reset_clears_error_and_data) {

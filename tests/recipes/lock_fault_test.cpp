@@ -286,7 +286,7 @@ TEST_F(lock_ensemble_test, AWaiterCancelledWhileDisconnectedLeavesNoNode) {
   loop.on_loop([&] { return holder->async_acquire(5s, asio::use_future); }).get();
   loop.on_loop([&] {
     waiter->async_acquire(asio::bind_cancellation_slot(
-        cancel.slot(), [&](std::error_code ec) { cancelled = ec == client_error::cancelled; }));
+        cancel.slot(), [&](std::error_code ec) { cancelled = ec == lock_errc::cancelled; }));
   });
   const auto children = [&] {
     return loop.on_loop([&] { return holder_client->async_get_children(dir, asio::use_future); }).get().children.size();

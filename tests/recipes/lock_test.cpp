@@ -272,7 +272,7 @@ TEST_F(lock_test, GivingUpAtEveryStepLeavesNoNode) {
     cancel.emit(asio::cancellation_type::terminal);
     ASSERT_TRUE(test::run_until(
         io, [&] { return result.has_value(); }, 5s));
-    EXPECT_EQ(*result, client_error::cancelled) << "k=" << k;
+    EXPECT_EQ(*result, lock_errc::cancelled) << "k=" << k;
     EXPECT_TRUE(only_holder_left()) << "k=" << k;
   }
 
@@ -287,7 +287,7 @@ TEST_F(lock_test, GivingUpAtEveryStepLeavesNoNode) {
     cancel.emit(asio::cancellation_type::terminal);
     ASSERT_TRUE(test::run_until(
         io, [&] { return result.has_value(); }, 5s));
-    EXPECT_EQ(*result, client_error::cancelled);
+    EXPECT_EQ(*result, lock_errc::cancelled);
     EXPECT_EQ(waiter.state(), lock_state::released);
     EXPECT_TRUE(only_holder_left());
   }
@@ -320,7 +320,7 @@ TEST_F(lock_test, GivingUpAtEveryStepLeavesNoNode) {
     }
     ASSERT_TRUE(test::run_until(
         io, [&] { return result.has_value(); }, 5s));
-    EXPECT_EQ(*result, client_error::cancelled);
+    EXPECT_EQ(*result, lock_errc::cancelled);
     EXPECT_TRUE(only_holder_left());
   }
   {  // a second acquire on the same object while one is pending is refused
@@ -387,7 +387,7 @@ TEST_F(lock_test, DeletedNodeIsLostAndGuardedWritesFail) {
   EXPECT_EQ(l.state(), lock_state::lost);
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().to, lock_state::lost);
-  EXPECT_EQ(events.back().reason, server_error::no_node);
+  EXPECT_EQ(events.back().reason, lock_errc::node_deleted);
   run_co(io, [&]() -> asio::awaitable<void> {
     auto [acquire_ec] = co_await l.async_acquire(0ms, tuple_awaitable);
     EXPECT_EQ(acquire_ec, lock_errc::lock_lost);  // reset it first

@@ -125,7 +125,7 @@ TEST_F(multi_lock_test, CancellationWhileWaitingGivesEverythingBack) {
     EXPECT_EQ(m.state(), lock_state::acquiring);
     cancel.emit(asio::cancellation_type::terminal);
     EXPECT_TRUE(co_await test::co_eventually([&] { return done; }));
-    EXPECT_EQ(result, client_error::cancelled);
+    EXPECT_EQ(result, lock_errc::cancelled);
     EXPECT_EQ(m.state(), lock_state::released);
     EXPECT_TRUE(co_await test::wait_for_children(*holder_client, a(), 0));
     EXPECT_TRUE(co_await test::wait_for_children(*holder_client, b(), 1));

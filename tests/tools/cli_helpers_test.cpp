@@ -401,5 +401,29 @@ TEST(CliErrors, Lines) {
   EXPECT_EQ(error_name(proto::server_error::bad_version), "BADVERSION");
 }
 
+// The command line says what the library says: each line's text is the summary that opens the library's message
+// (one owner per message), and only "parent does not exist" for a create is the command line's own.
+TEST(CliErrors, LinesDeriveFromTheLibrarysMessages) {
+  for (const std::error_code ec :
+       {std::error_code(proto::server_error::no_node), std::error_code(proto::server_error::bad_version),
+        std::error_code(proto::server_error::bad_arguments), std::error_code(proto::server_error::unimplemented),
+        std::error_code(client_error::connection_loss), std::error_code(client_error::operation_timeout),
+        std::error_code(client_error::request_too_large), std::error_code(client_error::frame_too_large),
+        std::error_code(client_error::sasl_failed), std::error_code(client_errc::connect_timeout),
+        std::error_code(client_errc::host_not_found)}) {
+    const std::string text = describe(ec, "get");
+    EXPECT_FALSE(text.empty());
+    EXPECT_EQ(ec.message().rfind(text, 0), 0U) << "'" << text << "' does not open '" << ec.message() << "'";
+    EXPECT_LT(text.size(), ec.message().size()) << "the advice is left to the library's message: " << text;
+  }
+  EXPECT_EQ(error_line("ls", "/big", client_error::frame_too_large),
+            "zkwire: ls: /big: reply larger than the client accepts (client_options::max_frame_size, 64 MiB by "
+            "default; the CLI's --max-frame-size) (MARSHALLINGERROR)");
+  EXPECT_EQ(exit_status_for(client_error::frame_too_large), 3);
+  EXPECT_EQ(error_line("get", "no-such-host.invalid:2181", client_errc::host_not_found),
+            "zkwire: get: no-such-host.invalid:2181: host name not found (CONNECTIONLOSS)");
+  EXPECT_EQ(exit_status_for(client_errc::host_not_found), 4);
+}
+
 }  // namespace
 }  // namespace zkwire::cli

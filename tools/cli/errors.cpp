@@ -26,11 +26,13 @@ int exit_status_for(const std::error_code& ec) noexcept {
   if (proto::is_session_fatal(ec) || proto::is_connection_loss(ec) || proto::is_protocol_violation(ec)) {
     return exit_no_session;
   }
-  if (ec == client_errc::connect_timeout) return exit_no_session;
+  if (ec == client_errc::connect_timeout || ec == client_errc::host_not_found) return exit_no_session;
   // The remaining server codes are refusals (NODEEXISTS, BADVERSION, NOTEMPTY, NOAUTH, ...).
   if (is_server(ec)) return exit_refused;
   // A request the client will not send (larger than the server's jute.maxbuffer) is refused before the server.
   if (ec == client_error::request_too_large) return exit_refused;
+  // A reply larger than --max-frame-size: the command cannot succeed as asked, and the session was fine.
+  if (ec == client_error::frame_too_large) return exit_refused;
   return exit_no_session;
 }
 
@@ -46,7 +48,8 @@ std::string error_name(const std::error_code& ec) {
       case client_error::operation_timeout:
       case client_error::cancelled:
         return "OPERATIONTIMEOUT";
-      case client_error::frame_too_large:
+      case client_error::frame_too_large:  // the reply could not be read (taken), like a request that could not be sent
+        return "MARSHALLINGERROR";
       case client_error::protocol_violation:
       case client_error::truncated_frame:
         return "CONNECTIONLOSS";  // the connection is dropped; the Java client reports connection loss
@@ -64,6 +67,7 @@ std::string error_name(const std::error_code& ec) {
   if (is_driver(ec)) {
     switch (static_cast<client_errc>(ec.value())) {
       case client_errc::connect_timeout:
+      case client_errc::host_not_found:
         return "CONNECTIONLOSS";
       case client_errc::invalid_connect_string:
         return "BADARGUMENTS";
@@ -83,60 +87,15 @@ std::string error_name(const std::error_code& ec) {
   return "SYSTEMERROR";
 }
 
+// The library's own summary of `ec` (proto::error_summary): one owner per message. Only what is the command line's
+// own is said here.
 std::string describe(const std::error_code& ec, std::string_view command) {
-  if (is_server(ec)) {
-    switch (static_cast<server_error>(ec.value())) {
-      case server_error::no_node:
-        return command == "create" ? "parent does not exist" : "node does not exist";
-      case server_error::node_exists:
-        return "node already exists";
-      case server_error::bad_version:
-        return "version does not match";
-      case server_error::not_empty:
-        return "node has children";
-      case server_error::no_auth:
-        return "not authorized";
-      case server_error::no_children_for_ephemerals:
-        return "ephemeral nodes cannot have children";
-      case server_error::invalid_acl:
-        return "invalid ACL";
-      case server_error::bad_arguments:
-        return "the server rejected the arguments";
-      case server_error::unimplemented:
-        return "not supported by the server (TTL nodes need zookeeper.extendedTypesEnabled=true)";
-      case server_error::session_expired:
-        return "session expired";
-      case server_error::auth_failed:
-        return "authentication failed";
-      case server_error::connection_loss:
-        return "connection lost, outcome unknown";
-      case server_error::operation_timeout:
-        return "operation timed out, outcome unknown";
-      case server_error::quota_exceeded:
-        return "quota exceeded";
-      case server_error::throttled_op:
-        return "the server is throttling requests";
-      case server_error::not_read_only:
-        return "the server is read-only";
-      default:
-        break;
-    }
-    return "the server refused the operation";
+  if (ec == server_error::no_node && command == "create") return "parent does not exist";
+  // A record the client could not decode (a jute error) is the server's protocol error, like a malformed frame.
+  if (proto::is_protocol_violation(ec) && !is_engine(ec) && !is_server(ec) && !is_driver(ec)) {
+    return proto::error_summary(client_error::protocol_violation);
   }
-  if (ec == client_errc::connect_timeout) return "could not connect within the connect timeout";
-  if (ec == client_error::connection_loss) return "connection lost and not re-established, outcome unknown";
-  if (ec == client_error::session_expired) return "session expired";
-  if (ec == client_error::closed) return "session closed";
-  if (ec == client_error::operation_timeout) return "no reply in time, outcome unknown";
-  if (ec == client_error::request_too_large) return "request larger than the server accepts (jute.maxbuffer)";
-  if (ec == client_error::invalid_path) return "invalid path";
-  if (ec == client_error::sasl_failed) return "SASL authentication failed: wrong user name or password";
-  if (ec == client_error::sasl_exchange_failed) {
-    return "SASL authentication failed: the server's DIGEST-MD5 exchange was malformed or did not prove it knows "
-           "the password";
-  }
-  if (proto::is_protocol_violation(ec)) return "protocol error from the server, connection dropped";
-  return ec.message();
+  return proto::error_summary(ec);
 }
 
 std::string error_line(std::string_view command, std::string_view subject, const std::error_code& ec) {

@@ -20,6 +20,24 @@ std::chrono::milliseconds parse_ms(std::string_view text, std::string_view what)
   return std::chrono::milliseconds(value);
 }
 
+// A positive number of bytes for --max-frame-size: digits with an optional K, M or G suffix (powers of 1024),
+// at most what a frame's 32-bit length can announce.
+std::size_t parse_bytes(std::string_view text, std::string_view what) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  int shift = 0;
+  if (suffix == "K" || suffix == "k") shift = 10;
+  if (suffix == "M" || suffix == "m") shift = 20;
+  if (suffix == "G" || suffix == "g") shift = 30;
+  const bool suffix_ok = suffix.empty() || shift > 0;
+  if (ec != std::errc() || !suffix_ok || value == 0 || value > (std::uint64_t{INT32_MAX} >> shift)) {
+    throw usage_error(std::string(what) + ": '" + std::string(text) +
+                      "' is not a positive number of bytes (a K, M or G suffix allowed) up to 2G-1");
+  }
+  return static_cast<std::size_t>(value << shift);
+}
+
 // --- TLS ---
 // The TLS settings of --tls-ca/--tls-cert/--tls-key, their files read and checked now: a bad file is a usage
 // error, before anything is sent.
@@ -72,6 +90,8 @@ parse_result parse_global_options(std::span<const char* const> args, const char*
   parser.value("--request-timeout",
                [&o](const std::string& text) { o.request_timeout = parse_ms(text, "--request-timeout"); });
   parser.flag("--read-only", o.read_only);
+  parser.value("--max-frame-size",
+               [&o](const std::string& text) { o.max_frame_size = parse_bytes(text, "--max-frame-size"); });
   // --- TLS ---
   std::string tls_ca;
   std::string tls_cert;

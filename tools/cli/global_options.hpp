@@ -2,6 +2,7 @@
 // The global options of the zkwire command line (docs/cli.md#global-options), parsed before the subcommand.
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,7 @@ struct global_options {
   // --- request deadlines and read-only mode ---
   std::optional<std::chrono::milliseconds> request_timeout;  // --request-timeout: every request's deadline
   bool read_only = false;                                    // --read-only: accept read-only servers
+  std::optional<std::size_t> max_frame_size;                 // --max-frame-size: largest reply accepted
   // --- TLS ---
   // --tls-ca FILE turns TLS on; --tls-cert/--tls-key FILE (together) for mutual TLS. The files are checked by
   // parse_global_options (a usage error before anything is sent).

@@ -24,6 +24,7 @@ Global options:
       --request-timeout MS    deadline of each request; past it the command fails with exit 4 (a write's
                               outcome is then unknown: the server may still apply it) (none)
       --read-only             accept read-only servers: reads work, writes fail with NOTREADONLY (off)
+      --max-frame-size BYTES  largest reply accepted, e.g. 256M; a larger one fails its command (64M)
       --tls-ca FILE           TLS to every server, its certificate verified against the PEM CA FILE and the host
       --tls-cert FILE         client certificate (PEM) for servers that require one; needs --tls-key
       --tls-key FILE          the client certificate's private key (PEM, unencrypted)

@@ -15,6 +15,7 @@ client_options make_client_options(const global_options& global) {
   // --- request deadlines and read-only mode ---
   options.request_timeout = global.request_timeout.value_or(std::chrono::milliseconds(0));
   options.can_be_read_only = global.read_only;
+  if (global.max_frame_size) options.max_frame_size = *global.max_frame_size;
   options.tls = global.tls;
   for (const auto& auth : global.auth) {
     const std::size_t colon = auth.find(':');

@@ -159,6 +159,31 @@ bool session::impl::on_frame(time_point now, std::string_view payload) {
   return true;
 }
 
+bool session::impl::on_oversized_frame(time_point now, std::string_view head, std::size_t size) {
+  reply_header header;
+  auto& sent = pending.sent();
+  if (ph != phase::established || decode_reply_header(head, header) || sent.empty() ||
+      sent.front().xid != header.xid) {
+    protocol_violation(now, client_error::frame_too_large);
+    return false;
+  }
+  if (header.zxid > 0) last_zxid = header.zxid;
+  last_answered = sent.front().send_time;
+  const request_id id = sent.front().id;
+  const op_code op = sent.front().op;
+  const origin from = sent.front().from;
+  const bool abandoned = sent.front().abandoned;
+  std::swap(intent_scratch, sent.front().watch);
+  sent.pop_front();
+  // A watch the server set with the reply we cannot read is removed again, as for an abandoned request.
+  if (from == origin::user) drop_abandoned_watch(now, intent_scratch, header.err);
+  if (from == origin::user && !abandoned) {
+    completion done{id, op, client_error::frame_too_large, {}, false, size};
+    deliveries.push_back() = delivery(std::move(done));
+  }
+  return true;
+}
+
 // --- public interface -----------------------------------------------------------------------------------------
 
 session::session(session_config config) : impl_(std::make_unique<impl>(std::move(config))) {}
@@ -206,7 +231,8 @@ void session::commit_read(time_point now, std::size_t n) {
   m.reader.commit(n);
   if (n > 0) m.last_recv = now;
   while (auto payload = m.reader.next()) {
-    if (!m.on_frame(now, *payload)) return;
+    const std::size_t oversized = m.reader.oversized_size();
+    if (!(oversized > 0 ? m.on_oversized_frame(now, *payload, oversized) : m.on_frame(now, *payload))) return;
   }
   if (auto ec = m.reader.error()) m.protocol_violation(now, ec);
 }

@@ -155,6 +155,7 @@ void session::impl::session_ended(session_state to, std::error_code ec, keeper_s
   closing = false;
   close_deadline = never;
   reconnect_at = never;
+  request_deadline = never;  // every request failed above: a deadline left would hold the driver's loop open
   fan_out.clear();
   watches.take_all(fan_out);
   for (const watcher_id w : fan_out) {

@@ -41,7 +41,7 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   explicit impl(session_config c)
       : cfg(std::move(c)),
         picker(cfg.host_count, cfg.shuffle_hosts, cfg.seed),
-        reader(cfg.max_frame_size),
+        reader(cfg.max_frame_size, oversized_frames::skip),
         timeout(cfg.session_timeout),
         next_xid(cfg.first_xid > 0 ? cfg.first_xid : 1) {
     if (cfg.chroot == "/") cfg.chroot.clear();
@@ -220,6 +220,11 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
 
   // Returns false when the connection is gone and the remaining frames must not be looked at.
   bool on_frame(time_point now, std::string_view payload);
+  // A reply of `size` bytes, over max_frame_size, skipped by the reader (`head`: its first bytes): the request it
+  // answers fails with frame_too_large and the connection stays, as for a server error. Anything else that large
+  // (a handshake, a notification, a reply out of order) leaves the stream in doubt: the connection is dropped.
+  // Returns false like on_frame.
+  bool on_oversized_frame(time_point now, std::string_view head, std::size_t size);
 };
 
 }  // namespace zkwire::proto

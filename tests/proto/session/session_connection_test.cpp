@@ -308,6 +308,24 @@ TEST(SessionTimers, NextWakeupIsTheEarliestDeadlineOfEachPhase) {
   EXPECT_EQ(h.s.next_wakeup(), time_point::max()) << "closed: nothing to wait for";
 }
 
+// The deadline of a request answered long ago is not a timer once the session is closed: a driver waiting for it
+// would keep its event loop busy for nothing (a 15 s request timeout held io_context::run() 15 s after a close).
+TEST(SessionTimers, ClosedSessionKeepsNoRequestDeadline) {
+  harness h(config());
+  h.establish();
+  h.submit(op_code::exists, exists_request{"/a", false}, 0, h.now + 15s);
+  h.take_wire();
+  h.feed(reply_frame(1, 5, 0, exists_response{}));
+  ASSERT_EQ(h.completions().size(), 1U);
+  h.s.close(h.now);
+  h.pump();
+  h.take_wire();
+  h.feed(reply_frame(2, 6));
+  ASSERT_EQ(h.s.state(), session_state::closed);
+  EXPECT_EQ(h.s.next_wakeup(), time_point::max()) << "closed: nothing to wait for, the answered request's deadline "
+                                                     "included";
+}
+
 TEST(SessionTimers, ShuffledHostOrderIsAPermutationFixedBySeed) {
   const auto order = [](std::uint64_t seed) {
     session_config c;

@@ -11,6 +11,13 @@
 // multi_error, which also carries the per-op results. multi_read() throws only when the request as a whole failed;
 // per-read errors are in op_result::error.
 //
+// Deadlines: every call waits as long as client_options::request_timeout allows (none by default). For a deadline
+// of its own, call through with_timeout(), as zkwire::with_timeout does for the asynchronous client:
+//   auto config = c.with_timeout(std::chrono::milliseconds(200)).get("/config");
+// A call past its deadline throws std::system_error(client_error::operation_timeout), waiting for a connection
+// included; the session is not affected (a write's outcome is then unknown, client.hpp "Deadlines"). The blocking
+// locks (recipes/blocking_lock.hpp) take theirs from try_lock_for() and try_lock_until().
+//
 // Thread safety: the methods may be called from any number of threads (calls are serialized on the loop
 // thread). Watch callbacks, the state listener and the logger run on the loop thread; calling a blocking method
 // from one of them would deadlock, so it throws std::logic_error instead.
@@ -56,6 +63,13 @@ class blocking_client {
   blocking_client& operator=(const blocking_client&) = delete;
   blocking_client(blocking_client&&) = delete;
   blocking_client& operator=(blocking_client&&) = delete;
+
+  // A handle on this client whose requests each carry `timeout` as their deadline instead of
+  // client_options::request_timeout (see "Deadlines"): zero or negative fails at once, nothing sent. It shares this
+  // client, its loop thread and session, and may be kept for a series of calls (or made again for each). It
+  // keeps the client alive: the last handle left joins the loop thread, so none may be destroyed on it. connect(),
+  // new_session(), close() and add_auth() wait as without it (the connect timeout applies).
+  [[nodiscard]] blocking_client with_timeout(std::chrono::nanoseconds timeout) const;
 
   // Blocks until the session is connected; throws client_errc::connect_timeout after options.connect_timeout.
   void connect();
@@ -112,7 +126,10 @@ class blocking_client {
 
  private:
   struct impl;
-  std::unique_ptr<impl> impl_;
+  blocking_client(std::shared_ptr<impl> shared, std::chrono::nanoseconds timeout);
+
+  std::shared_ptr<impl> impl_;
+  std::optional<std::chrono::nanoseconds> timeout_;  // with_timeout()'s deadline of each request
 };
 
 }  // namespace zkwire

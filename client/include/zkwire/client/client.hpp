@@ -112,7 +112,8 @@ class client {
   static constexpr std::string_view config_path = "/zookeeper/config";
 
   // Does no I/O. Throws std::system_error (client_errc::invalid_connect_string or client_error::invalid_path,
-  // what() saying where) if options.connect_string is invalid.
+  // what() saying where) if options.connect_string is invalid, std::invalid_argument for an option out of range
+  // (options.hpp).
   client(executor_type executor, client_options options);
   // Fails pending operations with client_error::closed (posted to their executors) and drops the connection
   // without closing the session; see "Lifetimes" above.

@@ -30,6 +30,8 @@ enum class client_errc : int {
   read_write_server_found,  // connected read-only, the probe found a read-write server (docs/protocol.md#read-only)
   ensemble_changed,         // client_options::follow_config or client::set_hosts moved this client (rebalancing)
   host_switched,            // client::switch_host: the application asked for another server
+  host_not_found,           // async_connect: no session within the connect timeout, and a host of the connect string
+                            // could not be resolved to an address (the cause to fix, rather than connect_timeout)
 };
 
 const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"

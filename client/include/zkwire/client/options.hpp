@@ -50,6 +50,8 @@ struct sasl_credentials {
 };
 
 // Set the fields by name on a variable (`zkwire::client_options o("127.0.0.1:2181"); o.request_timeout = 2s;`).
+// The client constructor checks the values (std::invalid_argument naming the option and what it must be): a session
+// timeout of 0 or less, a negative time limit or a max_frame_size below 16 bytes is refused before anything starts.
 struct client_options {
   client_options();
   explicit client_options(std::string servers);  // the connect_string
@@ -76,8 +78,10 @@ struct client_options {
   // server no longer knows ends at the first handshake with client_error::session_expired (state expired).
   std::int64_t resume_session_id = 0;
   std::string resume_session_password;  // 16 bytes (shorter is padded with zero bytes)
-  // Largest incoming frame accepted; ZooKeeper replies can slightly exceed 1 MiB (docs/protocol.md#limits).
-  std::size_t max_frame_size = jute::default_max_length;
+  // Largest reply frame accepted (docs/protocol.md#limits): 64 MiB, enough to list directories of about a million
+  // children. A longer reply fails only its own request, with client_error::frame_too_large; the session goes on.
+  // Memory is taken as a reply's bytes arrive, never for the announced length alone.
+  std::size_t max_frame_size = jute::default_max_reply_size;
   // --- SASL ---
   // When set, every connection (the first and each reconnect, same session or new) runs a SASL DIGEST-MD5
   // exchange right after the handshake; requests issued meanwhile wait, and the session counts as connected

@@ -15,16 +15,19 @@
 //   connection_loss     the request's outcome is unknown (read back or retry): server CONNECTIONLOSS and
 //                       OPERATIONTIMEOUT, client_error::connection_loss and operation_timeout
 //   timeout             nothing came back in time: server OPERATIONTIMEOUT and REQUESTTIMEOUT,
-//                       client_error::operation_timeout, client_errc::connect_timeout
+//                       client_error::operation_timeout, client_errc::connect_timeout and host_not_found
 //   session_ended       the session is unusable, create a new one: server SESSIONEXPIRED, AUTHFAILED,
 //                       SESSIONCLOSEDREQUIRESASLAUTH, client_error::session_expired, closed, sasl_failed and
 //                       sasl_exchange_failed
 //   session_expired     server SESSIONEXPIRED, client_error::session_expired
-//   cancelled           client_error::cancelled, and std::errc::operation_canceled (Asio's operation_aborted)
+//   cancelled           client_error::cancelled, recipes::lock_errc::cancelled, and std::errc::operation_canceled
+//                       (Asio's operation_aborted)
 //   protocol_violation  the peer broke the protocol, the connection is dropped: client_error::protocol_violation,
-//                       truncated_frame, frame_too_large and every decoding error of the jute category
+//                       truncated_frame and every decoding error of the jute category (not frame_too_large: a
+//                       reply over the client's limit fails its own request only)
 //   invalid_argument    the request was refused as given: server BADARGUMENTS, client_error::invalid_path and
-//                       invalid_argument, client_errc::invalid_connect_string
+//                       invalid_argument, client_errc::invalid_connect_string, recipes::lock_errc's
+//                       invalid_lease_count, no_leases and no_directories
 // Other server codes (NONODE, NODEEXISTS, BADVERSION, ...) are compared directly: `ec == server_error::no_node`.
 //
 // Thread safety: the categories are immutable singletons; everything here may be used from any thread.
@@ -75,7 +78,8 @@ enum class client_error : int {
   closed,               // the client or session was closed locally
   operation_timeout,    // no reply in time: outcome unknown
   cancelled,            // the caller cancelled; the server may still apply a request already sent
-  frame_too_large,      // an incoming frame longer than the configured maximum
+  frame_too_large,      // a reply longer than the configured maximum: fails its request (or, for a frame that answers
+                        // no request, the connection)
   request_too_large,    // an outgoing request longer than the server accepts (jute.maxbuffer)
   protocol_violation,   // malformed or unexpected frame: xid mismatch, unexpected xid, bad length, unknown type
   truncated_frame,      // a complete frame ended in the middle of a record
@@ -115,6 +119,13 @@ inline std::error_code error_from_wire(std::int32_t err) noexcept {
   if (err == 0) return {};
   return {static_cast<int>(err), server_category()};
 }
+
+// Messages: those of zkwire's categories ("zookeeper", "zkwire", "zkwire.client", "zkwire.recipes") say what
+// happened, then what to do: "<summary>: <advice>", the server's with the code's name after the summary
+// ("node does not exist (NONODE): create it or its parent first, or check the path"). error_summary() is the
+// summary alone, for a one-line report that names the code itself (the CLI's error lines); for other categories it
+// is the whole message.
+std::string error_summary(const std::error_code& ec);
 
 // ZooKeeper's name for a wire code ("NONODE", "OK" for 0, docs/protocol.md#error-codes), as the ZooKeeper CLI prints
 // it in parentheses; "UNKNOWN" for a value not in the table.

@@ -44,7 +44,10 @@
 //   lock(), lock_shared() and the try_* functions throw std::system_error with the recipe's error codes
 //   (errors.hpp, lock.hpp's async_acquire): the session's end, server errors about the directory,
 //   lock_errc::lock_lost (the lock was lost and not yet unlocked), lock_errc::already_held. A try_* that runs out of
-//   time returns false (lock_errc::timeout is never thrown). try_lock() asks the server once (one round trip).
+//   time returns false (lock_errc::timeout is never thrown). try_lock() asks the server once (one round trip) and
+//   never waits longer than the session timeout (the default connect timeout) for that answer, or the
+//   client_options::request_timeout when it is shorter: with no server reachable it returns false then, as a
+//   try_lock_for() does when its time is up (the node it may have created is deleted in the background).
 //
 // unlock() and unlock_shared() never throw (std::unique_lock calls them from its destructor). They give the hold up
 //   at once (state() is released, the object can be locked again) and wait until the server confirms the deletion
@@ -112,7 +115,8 @@ class blocking_lock {
 
   // Waits without a time limit.
   void lock();
-  // One try (one round trip): false if another contender holds it.
+  // One try (one round trip): false if another contender holds it, or if no server answered within the session
+  // timeout (see "Errors").
   bool try_lock();
   template <class Rep, class Period>
   bool try_lock_for(const std::chrono::duration<Rep, Period>& d) {

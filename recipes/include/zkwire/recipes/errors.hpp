@@ -22,6 +22,13 @@ enum class lock_errc : int {
                          // that owns our node (the old session expired; its node is gone or going)
   already_held,          // async_acquire on a lock object that already holds the lock, without
                          // lock_options::reentrant: a second holder of one object would be a silent bug
+  cancelled,             // an acquire was cancelled (== condition::cancelled); the node it created or may have
+                         // created is deleted in the background
+  node_deleted,          // reason of a loss: our lock node was deleted (by another client or an administrator)
+  invalid_lease_count,   // semaphore::async_acquire(count): count is not between 1 and max_leases
+  no_leases,             // a semaphore made with max_leases < 1: no acquire can ever succeed
+  no_directories,        // a multi_lock made with no lock directory
+  // The last three are == condition::invalid_argument: nothing was sent.
 };
 
 const std::error_category& recipes_category() noexcept;  // name "zkwire.recipes"

@@ -68,13 +68,13 @@
 //   invoked from inside the initiating function. The client must outlive the lock object; background cleanup
 //   keeps what it needs alive and stops touching the client when it is destroyed. Destroying a lock object that
 //   holds or is acquiring gives it up as described above (a pending acquire completes with
-//   client_error::cancelled). Several lock objects (in one or many clients) may contend on one directory; each
+//   lock_errc::cancelled). Several lock objects (in one or many clients) may contend on one directory; each
 //   acquires at most once at a time.
 //
 // Cancellation
 //   async_acquire supports terminal and partial cancellation (per-operation slot): it completes with
-//   client_error::cancelled and leaves nothing behind (its node, if any, is deleted in the background).
-//   async_release: cancelling stops the waiting only; the node is still deleted in the background.
+//   lock_errc::cancelled (== condition::cancelled) and leaves nothing behind (its node, if any, is deleted in the
+//   background). async_release: cancelling stops the waiting only; the node is still deleted in the background.
 //   async_wait_lost: completes with client_error::cancelled, nothing else changes.
 
 #include <asio/any_io_executor.hpp>
@@ -177,7 +177,7 @@ class lock {
   // was needed after all ("How it works"); fails with lock_errc::timeout if another contender precedes us).
   // Signature void(std::error_code). If this object already holds it: completes at once (posted), counting up with
   // lock_options::reentrant, else with lock_errc::already_held (the hold is unchanged).
-  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::already_held, lock_errc::acquire_in_progress
+  // Errors: lock_errc::timeout, lock_errc::cancelled, lock_errc::already_held, lock_errc::acquire_in_progress
   // (another acquire of this object is pending), lock_errc::upgrade_not_allowed (write side while the read side of the
   // same read_write_lock holds or awaits), lock_errc::lock_lost (this object's lock was lost and not yet released), the
   // session's end (client_error::session_expired, closed, server_error::auth_failed), server errors about the directory

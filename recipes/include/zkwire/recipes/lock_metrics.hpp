@@ -20,7 +20,7 @@
 //
 // What is counted (per acquire call that started waiting; refusals such as already_held and reentrant count-ups
 // are not contention and are not counted)
-//   acquisitions, timeouts (lock_errc::timeout, also a failed try-once), cancellations (client_error::cancelled,
+//   acquisitions, timeouts (lock_errc::timeout, also a failed try-once), cancellations (lock_errc::cancelled,
 //   including the object's destruction), failures (any other error ending an acquire); so
 //   acquisitions + timeouts + cancellations + failures = acquires started and answered.
 //   wait_time: from the call to the grant, one sample per acquisition. hold_time: from the grant to the release
@@ -60,7 +60,7 @@ namespace zkwire::recipes {
 enum class loss_reason : std::uint8_t {
   session_expired,  // client_error::session_expired
   session_closed,   // client_error::closed: the client was closed or destroyed
-  node_deleted,     // server_error::no_node: someone deleted our node
+  node_deleted,     // lock_errc::node_deleted: someone deleted our node
   safety_margin,    // lock_errc::safety_margin_passed: no answer for session_timeout - safety margin
   session_changed,  // lock_errc::session_changed: the client runs another session now
   connection_lost,  // client_error::connection_loss: the client gave the session up as lost

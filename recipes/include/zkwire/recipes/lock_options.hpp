@@ -30,7 +30,7 @@ struct lock_event {
   lock_state from = lock_state::released;
   lock_state to = lock_state::released;
   // Why, for `uncertain` and `lost`: the client's error (session_expired, closed, connection_loss),
-  // server_error::no_node (our node was deleted), lock_errc::safety_margin_passed or lock_errc::session_changed.
+  // lock_errc::node_deleted (our node was deleted), lock_errc::safety_margin_passed or lock_errc::session_changed.
   std::error_code reason;
 };
 // Called on the client's executor; must not throw. May call the lock (e.g. start async_release).

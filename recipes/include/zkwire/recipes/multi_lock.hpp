@@ -32,11 +32,11 @@
 //   As lock: use a multi_lock only on the client's executor; handlers run on their associated executor (the
 //   client's when they have none), never inside the initiating function. The client must outlive the object.
 //   Destroying it while held or acquiring gives everything up in the background (a pending acquire completes with
-//   client_error::cancelled). Not reentrant: async_acquire while held fails with lock_errc::already_held.
+//   lock_errc::cancelled). Not reentrant: async_acquire while held fails with lock_errc::already_held.
 //
 // Cancellation
 //   async_acquire supports terminal and partial cancellation (per-operation slot): the member being acquired is
-//   cancelled, the members taken are released, and the handler gets client_error::cancelled. async_release:
+//   cancelled, the members taken are released, and the handler gets lock_errc::cancelled. async_release:
 //   cancelling stops the waiting only (the deletes go on). async_wait_lost: completes with client_error::cancelled.
 
 #include <asio/any_io_executor.hpp>
@@ -121,7 +121,7 @@ class multi_lock {
 
   // Acquires every member lock in canonical order, waiting at most `timeout` in all (negative: forever; 0: try
   // each once). Signature void(std::error_code). On any error, the members taken are released first.
-  // Errors: lock_errc::timeout, client_error::cancelled, client_error::invalid_argument (no directory),
+  // Errors: lock_errc::timeout, lock_errc::cancelled, lock_errc::no_directories,
   // lock_errc::already_held, lock_errc::acquire_in_progress, lock_errc::lock_lost (lost and not yet released, or a
   // member taken was lost while waiting for a later one), and any member's error (lock::async_acquire: the session's
   // end, server errors about a directory, invalid_path). Connection loss is not an error.

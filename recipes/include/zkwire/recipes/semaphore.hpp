@@ -34,10 +34,10 @@
 //
 // Thread safety and lifetime: as the lock. Use a semaphore only on the client's executor; the client must outlive
 //   it; destroying it gives up what it holds or is acquiring (a pending acquire completes with
-//   client_error::cancelled; its listener is not called any more). One object acquires at most once at a time and
+//   lock_errc::cancelled; its listener is not called any more). One object acquires at most once at a time and
 //   holds at most one set of leases.
 //
-// Cancellation: async_acquire supports terminal and partial cancellation (client_error::cancelled, nothing left
+// Cancellation: async_acquire supports terminal and partial cancellation (lock_errc::cancelled, nothing left
 //   behind). async_release: cancelling stops the waiting only; the deletes go on. async_wait_lost: completes with
 //   client_error::cancelled.
 
@@ -141,12 +141,12 @@ class semaphore {
   // Acquires `count` leases (1 <= count <= max_leases), all or none, waiting at most `timeout` in all (negative:
   // forever; 0: try once, failing with lock_errc::timeout when the mutex is taken or no lease is free). Signature
   // void(std::error_code).
-  // Errors: lock_errc::timeout, client_error::cancelled, lock_errc::already_held (this object holds leases),
-  // lock_errc::acquire_in_progress, lock_errc::lock_lost (lost and not yet released), client_error::invalid_argument
-  // (count out of range), the session's end (client_error::session_expired, closed, server_error::auth_failed,
-  // lock_errc::session_changed), server errors about the directories (no_auth, invalid_acl, ...),
-  // client_error::invalid_path. Connection loss is not an error. After any error nothing is left behind.
-  // Deadlines as lock::async_acquire: the requests of the acquire (the mutex's included) carry what is left of
+  // Errors: lock_errc::timeout, lock_errc::cancelled, lock_errc::already_held (this object holds leases),
+  // lock_errc::acquire_in_progress, lock_errc::lock_lost (lost and not yet released), lock_errc::invalid_lease_count
+  // (count out of range), lock_errc::no_leases (max_leases < 1), the session's end (client_error::session_expired,
+  // closed, server_error::auth_failed, lock_errc::session_changed), server errors about the directories (no_auth,
+  // invalid_acl, ...), client_error::invalid_path. Connection loss is not an error. After any error nothing is left
+  // behind. Deadlines as lock::async_acquire: the requests of the acquire (the mutex's included) carry what is left of
   // `timeout` as their deadline, and a try-once acquire (0) is bounded by client_options::request_timeout (with none
   // set, it waits for its round trips as long as the connection lasts). A lease create that ran out of time may
   // still be applied: its node is found and deleted later.

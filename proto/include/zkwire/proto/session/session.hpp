@@ -99,13 +99,13 @@ struct sasl_credentials {
 struct session_config {
   std::size_t host_count = 1;  // the driver owns the addresses; the engine picks indices 0..host_count-1
   std::string chroot;          // "" or a valid path such as "/app"; "/" means none
-  std::chrono::milliseconds session_timeout{10000};        // requested; the server clamps it
-  std::chrono::milliseconds connect_timeout{0};            // per host attempt; 0: max(T / host_count, 250 ms)
-  bool can_be_read_only = false;                           // sent as the ConnectRequest readOnly byte
-  bool shuffle_hosts = true;                               // shuffle the host order once (seeded), then round-robin
-  std::uint64_t seed = 0;                                  // for the shuffle and the reconnect jitter; 0: random
-  std::size_t max_frame_size = jute::default_max_length;   // incoming frames
-  std::size_t max_request_size = jute::server_max_buffer;  // outgoing frames (the server's jute.maxbuffer)
+  std::chrono::milliseconds session_timeout{10000};           // requested; the server clamps it
+  std::chrono::milliseconds connect_timeout{0};               // per host attempt; 0: max(T / host_count, 250 ms)
+  bool can_be_read_only = false;                              // sent as the ConnectRequest readOnly byte
+  bool shuffle_hosts = true;                                  // shuffle the host order once (seeded), then round-robin
+  std::uint64_t seed = 0;                                     // for the shuffle and the reconnect jitter; 0: random
+  std::size_t max_frame_size = jute::default_max_reply_size;  // incoming frames; a longer reply fails its request
+  std::size_t max_request_size = jute::server_max_buffer;     // outgoing frames (the server's jute.maxbuffer)
   std::size_t set_watches_batch_bytes = std::size_t{128} * 1024;  // total path bytes per SetWatches frame
   std::int32_t first_xid = 1;  // the first xid (must be > 0); tests start near INT32_MAX to see the wrap to 1
   // When set, every connection runs a SASL DIGEST-MD5 exchange right after the handshake and before anything
@@ -134,6 +134,8 @@ struct completion {
   // The reply registered the watcher given to submit(): getData/getChildren(2)/addWatch on success, exists on
   // success or NONODE. False for every other outcome (then the engine keeps nothing of that watcher).
   bool watch_registered = false;
+  // With client_error::frame_too_large: the length of the reply that was over session_config::max_frame_size.
+  std::size_t reply_size = 0;
 };
 
 // A watch event for one watcher. For a one-shot watcher it is the only delivery. `event.path` has the chroot
