@@ -494,8 +494,8 @@ TEST(Nemesis, LockHoldersNeverOverlapUnderFaults) {
 }
 
 // With --safety-margin 0 a blackholed holder is told of its loss only when the server may expire its session and
-// grant the next contender: the 300 ms its command takes to stop then overlap the next holder's section. Only
-// holders are blackholed (no server faults), so every fault tests the margin.
+// grant the next contender: the 600 ms its command takes to stop (within the default margin) overlap the next holder's
+// section. Only holders are blackholed (no server faults), so every fault tests the margin.
 TEST(Nemesis, MarginZeroIsUnsafe) {
   const auto seed = nemesis_seed();
   nemesis_settings settings;
