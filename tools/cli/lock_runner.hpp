@@ -65,8 +65,7 @@ struct hold_spec {
   std::string path;           // what is locked, in messages
   std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
   std::chrono::milliseconds kill_after{10000};
-  std::optional<std::chrono::milliseconds> safety_margin;  // empty: the recipes' default (lock_options)
-  std::vector<std::string> command;                        // CMD [ARG...], not empty
+  std::vector<std::string> command;  // CMD [ARG...], not empty
   // Makes the resource once the session is up.
   std::function<std::unique_ptr<held_resource>(client& c)> make;
 };
