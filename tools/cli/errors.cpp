@@ -76,6 +76,7 @@ std::string error_name(const std::error_code& ec) {
         return "APIERROR";
       case client_errc::read_write_server_found:
       case client_errc::ensemble_changed:
+      case client_errc::host_switched:
         return "CONNECTIONLOSS";  // only ever a state change's reason: the connection was left on purpose
       case client_errc::invalid_ensemble_config:
         return "MARSHALLINGERROR";  // the server's configuration text could not be read
