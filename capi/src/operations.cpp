@@ -43,6 +43,7 @@ int make_create_args(const char* path, const char* value, int valuelen, const st
   if (!create_mode_from_c(mode, m)) return ZBADARGUMENTS;
   if (const int rc = check_path(path, proto::is_sequential(m))) return rc;
   if (proto::is_ttl(m) && (ttl <= 0 || ttl > proto::max_ttl_ms)) return ZBADARGUMENTS;
+  if (!proto::is_ttl(m) && ttl >= 0) return ZBADARGUMENTS;  // a TTL for a mode without one, as the C client says
   out.path = path;
   out.options.mode = m;
   out.options.ttl = proto::is_ttl(m) ? ttl : -1;
@@ -116,12 +117,17 @@ void launch_reconfig(zhandle_t* zh, const char* joining, const char* leaving, co
 }
 
 void launch_set(zhandle_t* zh, std::string path, const char* buffer, int buflen, int version, sink<zkwire::stat> out) {
-  std::string data;
-  if (buffer != nullptr && buflen > 0) data.assign(buffer, static_cast<std::size_t>(buflen));
+  // A null buffer (or a negative length) stores null data, as it does with the C client; getData then reports -1.
+  std::optional<std::string> data;
+  if (buffer != nullptr && buflen >= 0) data.emplace(buffer, static_cast<std::size_t>(buflen));
   start_op<zkwire::stat>(
       zh,
       [path = std::move(path), data = std::move(data), version](zkwire::client& c, auto done) mutable {
-        c.async_set(std::move(path), std::move(data), version, std::move(done));
+        if (data) {
+          c.async_set(std::move(path), std::move(*data), version, std::move(done));
+        } else {
+          c.async_set(std::move(path), std::nullopt, version, std::move(done));
+        }
       },
       std::move(out));
 }

@@ -301,6 +301,12 @@ class client {
     return initiate<zkwire::stat>(
         token, spec(proto::op_code::set_data, proto::set_data_request{std::move(path), std::move(data), version}));
   }
+  // The same, storing null data (getData then reports null_data, as after a create with create_options::null_data).
+  template <class CompletionToken>
+  auto async_set(std::string path, std::nullopt_t /*null data*/, std::int32_t version, CompletionToken&& token) {
+    return initiate<zkwire::stat>(
+        token, spec(proto::op_code::set_data, proto::set_data_request{std::move(path), std::nullopt, version}));
+  }
 
   // Child names and the parent's stat. Signature void(std::error_code, children_result). Errors: NONODE, NOAUTH.
   template <class CompletionToken>
