@@ -19,7 +19,11 @@ int to_multi_ops(int count, const zoo_op_t* ops, std::vector<zkwire::multi_op>& 
       case ZOO_CREATE2_OP: {
         create_args args;
         const auto& c = op.create_op;
-        if (const int rc = make_create_args(c.path, c.data, c.datalen, c.acl, c.flags, c.ttl, args)) return rc;
+        // zoo_create_op_init leaves ttl at 0 whatever the mode: only a TTL mode reads it.
+        const bool ttl_mode = c.flags == ZOO_PERSISTENT_WITH_TTL || c.flags == ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL;
+        if (const int rc = make_create_args(c.path, c.data, c.datalen, c.acl, c.flags, ttl_mode ? c.ttl : -1, args)) {
+          return rc;
+        }
         out.push_back(zkwire::ops::create(std::move(args.path), std::move(args.data), args.options));
         break;
       }
