@@ -45,8 +45,9 @@ class operation_error : public std::runtime_error {
 // server refusal 3, no session / connection loss / expiry / auth failure / protocol trouble 4.
 int exit_status_for(const std::error_code& ec) noexcept;
 
-// The ZooKeeper name of `ec` as Java's KeeperException.Code spells it ("NONODE", "CONNECTIONLOSS"). Conditions the
-// client detects itself get the code the Java client reports for them (a connect timeout is CONNECTIONLOSS).
+// The ZooKeeper name of `ec` as the server's error table spells it ("NONODE", "CONNECTIONLOSS";
+// docs/protocol.md#error-codes). Conditions the client detects itself get the code ZooKeeper's own client reports
+// for them (a connect timeout is CONNECTIONLOSS).
 std::string error_name(const std::error_code& ec);
 
 // What happened, in words, for `command` ("create" says "parent does not exist" for NONODE).

@@ -150,35 +150,45 @@ typedef struct {
   char passwd[16];
 } clientid_t;
 
+/* The members of zoo_op_t's union. Declared outside it, with tags, so that a C++ compiler takes the header
+ * without extensions (C++ allows no type declared in an anonymous union); the layout is the C client's. */
+struct zoo_create_op {
+  const char* path;
+  const char* data;
+  int datalen;
+  char* buf;
+  int buflen;
+  const struct ACL_vector* acl;
+  int flags;
+  int64_t ttl;
+};
+
+struct zoo_delete_op {
+  const char* path;
+  int version;
+};
+
+struct zoo_set_op {
+  const char* path;
+  const char* data;
+  int datalen;
+  int version;
+  struct Stat* stat;
+};
+
+struct zoo_check_op {
+  const char* path;
+  int version;
+};
+
 /* One operation of zoo_multi/zoo_amulti; fill it with the zoo_*_op_init functions. */
 typedef struct zoo_op {
   int type;
   union {
-    struct {
-      const char* path;
-      const char* data;
-      int datalen;
-      char* buf;
-      int buflen;
-      const struct ACL_vector* acl;
-      int flags;
-      int64_t ttl;
-    } create_op;
-    struct {
-      const char* path;
-      int version;
-    } delete_op;
-    struct {
-      const char* path;
-      const char* data;
-      int datalen;
-      int version;
-      struct Stat* stat;
-    } set_op;
-    struct {
-      const char* path;
-      int version;
-    } check_op;
+    struct zoo_create_op create_op;
+    struct zoo_delete_op delete_op;
+    struct zoo_set_op set_op;
+    struct zoo_check_op check_op;
   };
 } zoo_op_t;
 

@@ -371,8 +371,8 @@ class client {
 
   // Adds a persistent watch (the node itself) or a persistent recursive watch (the subtree; never
   // NodeChildrenChanged). `on_event` is called for every event until remove_watches or the session's end.
-  // Signature void(std::error_code). Note (3.8 servers, ZOOKEEPER-4466): do not also set one-shot watches on the
-  // same path from the same client.
+  // Signature void(std::error_code). Do not also set one-shot watches on the same path from the same client: a 3.8
+  // server keeps one kind of watch per path and connection in each table (docs/protocol.md#watches).
   template <class CompletionToken>
   auto async_add_watch(std::string path, add_watch_mode mode, watch_callback on_event, CompletionToken&& token) {
     auto s = spec(proto::op_code::add_watch, proto::add_watch_request{std::move(path), mode});
