@@ -13,11 +13,6 @@
 #include "handle.hpp"
 #include "zookeeper_log.h"
 
-extern "C" {
-// The C client's default level.
-ZooLogLevel logLevel = ZOO_LOG_LEVEL_INFO;
-}
-
 namespace zkwire::capi {
 
 namespace {

@@ -93,7 +93,7 @@ void on_state(zhandle_t* zh, const zkwire::state_event& e) {
     void* context = zh->context;
     if (global != nullptr) global(zh, ZOO_SESSION_EVENT, state, "", context);
     for (const auto& ref : others) {
-      if (ref.fn == global && ref.context == context) continue;
+      if (ref.fn == nullptr || (ref.fn == global && ref.context == context)) continue;
       ref.fn(zh, ZOO_SESSION_EVENT, state, "", ref.context);
     }
   });

@@ -19,8 +19,8 @@ client_options make_client_options(const global_options& global) {
   options.tls = global.tls;
   for (const auto& auth : global.auth) {
     const std::size_t colon = auth.find(':');
-    options.auth.push_back(
-        credential{auth.substr(0, colon), colon == std::string::npos ? std::string() : auth.substr(colon + 1)});
+    options.auth.emplace_back(auth.substr(0, colon),
+                              colon == std::string::npos ? std::string() : auth.substr(colon + 1));
   }
   if (global.sasl_user) options.sasl = sasl_credentials{*global.sasl_user, global.sasl_password};
   // -v: session events and reconnects on stderr.

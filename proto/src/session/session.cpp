@@ -162,8 +162,7 @@ bool session::impl::on_frame(time_point now, std::string_view payload) {
 bool session::impl::on_oversized_frame(time_point now, std::string_view head, std::size_t size) {
   reply_header header;
   auto& sent = pending.sent();
-  if (ph != phase::established || decode_reply_header(head, header) || sent.empty() ||
-      sent.front().xid != header.xid) {
+  if (ph != phase::established || decode_reply_header(head, header) || sent.empty() || sent.front().xid != header.xid) {
     protocol_violation(now, client_error::frame_too_large);
     return false;
   }
@@ -229,8 +228,11 @@ void session::commit_read(time_point now, std::size_t n) {
   auto& m = *impl_;
   if (m.ph != impl::phase::handshaking && m.ph != impl::phase::established) return;
   m.reader.commit(n);
-  if (n > 0) m.last_recv = now;
+  // The read timeout counts from the last complete frame, not the last byte: a length prefix that announces more
+  // than the stream will ever bring (a corrupted stream) would otherwise keep the connection alive forever, every
+  // ping reply swallowed into the frame that never completes (tick() then reports a protocol violation).
   while (auto payload = m.reader.next()) {
+    m.last_recv = now;
     const std::size_t oversized = m.reader.oversized_size();
     if (!(oversized > 0 ? m.on_oversized_frame(now, *payload, oversized) : m.on_frame(now, *payload))) return;
   }
@@ -274,7 +276,10 @@ void session::tick(time_point now) {
   } else if (now >= due.close) {
     m.session_ended(session_state::closed, client_error::closed, keeper_state::closed);
   } else if (now >= due.read) {
-    m.connection_lost(now, client_error::operation_timeout, true);
+    // No complete frame for the read timeout. Bytes of an unfinished one mean the stream is corrupt (its length
+    // prefix announced more than follows), not that the server went quiet.
+    m.connection_lost(now, m.reader.mid_frame() ? client_error::protocol_violation : client_error::operation_timeout,
+                      true);
   } else if (now >= due.ping) {
     m.send_ping(now);
   }

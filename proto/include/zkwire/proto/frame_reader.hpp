@@ -79,6 +79,8 @@ class frame_reader {
 
   // Bytes received and not yet returned by next().
   [[nodiscard]] std::size_t buffered() const noexcept { return end_ - begin_; }
+  // A frame has begun (some of its bytes arrived, or it is being skipped) and is not complete yet.
+  [[nodiscard]] bool mid_frame() const noexcept { return skipping_ || end_ > begin_; }
   // How many more bytes complete the frame being received (at least 1 when nothing is buffered: the prefix needs
   // 4). A hint for sizing reads; 0 when a whole frame is buffered or after an error.
   [[nodiscard]] std::size_t bytes_wanted() const noexcept;

@@ -42,11 +42,11 @@ struct multi_header {
 };
 inline constexpr std::size_t multi_header_size = 9;
 
-void encode(jute::writer& w, const request_header& h);
-void decode(jute::reader& r, request_header& h);
-void encode(jute::writer& w, const reply_header& h);
-void decode(jute::reader& r, reply_header& h);
-void encode(jute::writer& w, const multi_header& h);
-void decode(jute::reader& r, multi_header& h);
+void encode(jute::writer& w, const request_header& v);
+void decode(jute::reader& r, request_header& v);
+void encode(jute::writer& w, const reply_header& v);
+void decode(jute::reader& r, reply_header& v);
+void encode(jute::writer& w, const multi_header& v);
+void decode(jute::reader& r, multi_header& v);
 
 }  // namespace zkwire::proto

@@ -31,7 +31,7 @@ struct stat {
 // Stat is fixed-size on the wire.
 inline constexpr std::size_t stat_size = 68;
 
-void encode(jute::writer& w, const stat& s);
-void decode(jute::reader& r, stat& s);
+void encode(jute::writer& w, const stat& v);
+void decode(jute::reader& r, stat& v);
 
 }  // namespace zkwire::proto
