@@ -35,6 +35,8 @@ const int ZOO_CONNECTING_STATE = 1;
 const int ZOO_ASSOCIATING_STATE = 2;
 const int ZOO_CONNECTED_STATE = 3;
 const int ZOO_READONLY_STATE = 5;
+// Exported by the C client although its header does not declare it.
+ZOOAPI extern const int ZOO_SSL_CONNECTING_STATE;
 const int ZOO_SSL_CONNECTING_STATE = 7;
 const int ZOO_NOTCONNECTED_STATE = 999;
 

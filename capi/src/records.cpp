@@ -10,9 +10,6 @@
 
 extern "C" {
 
-// Exported by the C client although its header does not declare it.
-ZOOAPI extern const int ZOO_SSL_CONNECTING_STATE;
-
 ZOOAPI void deallocate_String(char** s) {
   if (s == nullptr) return;
   std::free(*s);
