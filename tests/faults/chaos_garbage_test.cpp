@@ -125,7 +125,8 @@ TYPED_TEST(garbage, LengthMaxInt) {
 }
 
 TYPED_TEST(garbage, LengthOverTheMaximum) {
-  // One byte over the client's default limit (jute.maxbuffer + 64 KiB).
+  // Over the server's jute.maxbuffer + 64 KiB, under the client's 64 MiB limit: the stream never completes the
+  // frame, so the read timeout ends the connection as a protocol violation.
   this->expect_protocol_error("reply op=getData path=PATH nth=1 hex=00110000 action=inject-then-drop");
 }
 
