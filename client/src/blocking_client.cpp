@@ -100,9 +100,7 @@ blocking_client::blocking_client(client_options options) : impl_(std::make_share
 blocking_client::blocking_client(std::shared_ptr<impl> shared, std::chrono::nanoseconds timeout)
     : impl_(std::move(shared)), timeout_(timeout) {}
 
-blocking_client blocking_client::with_timeout(std::chrono::nanoseconds timeout) const {
-  return {impl_, timeout};
-}
+blocking_client blocking_client::with_timeout(std::chrono::nanoseconds timeout) const { return {impl_, timeout}; }
 
 blocking_client::~blocking_client() = default;
 
