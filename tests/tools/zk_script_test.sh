@@ -23,7 +23,7 @@ fail() {
 check_restart() {
   local name=$1 dir=$RUN/$1 m pid before after
   shift
-  before=$("$ZK" start --dir "$dir" "$@" 2>/dev/null | tail -n1)
+  before=$("$ZK" start --dir "$dir" "$@" 2>"$RUN/stderr" | tail -n1) || fail "$name: start failed: $(<"$RUN/stderr")"
   # A marker in each member's data directory stands for its snapshots and logs: a fresh start removes them all.
   for m in "$dir"/member*; do echo kept >"$m/data/marker"; done
   for m in "$dir"/member*; do
@@ -32,7 +32,7 @@ check_restart() {
     # Gone once its command line is (a zombie has none): the script's own test for a live member.
     while [[ -s /proc/$pid/cmdline ]]; do sleep 0.1; done
   done
-  after=$("$ZK" start --dir "$dir" "$@" 2>/dev/null | tail -n1)
+  after=$("$ZK" start --dir "$dir" "$@" 2>"$RUN/stderr" | tail -n1) || fail "$name: restart failed: $(<"$RUN/stderr")"
   [[ $after == "$before" ]] || fail "$name: the restart moved the members from $before to $after (a fresh start?)"
   for m in "$dir"/member*; do
     [[ -f $m/data/marker ]] || fail "$name: the restart began ${m##*/} with empty data"
@@ -40,7 +40,7 @@ check_restart() {
   "$ZK" status --dir "$dir" >/dev/null || fail "$name: not every member is up after the restart"
   # After a stop, a start begins afresh.
   "$ZK" stop --dir "$dir" >/dev/null
-  "$ZK" start --dir "$dir" "$@" >/dev/null 2>&1
+  "$ZK" start --dir "$dir" "$@" >/dev/null 2>"$RUN/stderr" || fail "$name: start after stop failed: $(<"$RUN/stderr")"
   for m in "$dir"/member*; do
     [[ ! -f $m/data/marker ]] || fail "$name: a start after stop kept the data of ${m##*/}"
   done
