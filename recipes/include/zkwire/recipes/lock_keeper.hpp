@@ -49,9 +49,23 @@
 
 namespace zkwire::recipes {
 
-// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable, or take a
+// named one inline (`keeper_options::with_acquire_timeout(5s)`).
 struct keeper_options {
   keeper_options();
+
+  // Named options: the defaults with the named fields set.
+  static keeper_options with_acquire_timeout(std::chrono::milliseconds timeout) {
+    keeper_options options;
+    options.acquire_timeout = timeout;
+    return options;
+  }
+  static keeper_options with_retries(std::chrono::milliseconds delay, std::uint32_t failures) {
+    keeper_options options;
+    options.retry_delay = delay;
+    options.max_failures = failures;
+    return options;
+  }
 
   // Time limit of each re-acquire; negative: none (wait in the queue as long as it takes). A re-acquire that
   // times out counts as a failure (retry_delay, max_failures).

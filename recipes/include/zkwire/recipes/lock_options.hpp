@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "zkwire/client/types.hpp"
@@ -41,9 +42,37 @@ using revocation_handler = std::function<void(const std::string& request)>;
 // The default holder identity stored in our node: "<hostname>:<pid>".
 std::string default_lock_data();
 
-// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable, or take a
+// named one inline (`lock_options::with_naming(naming::kazoo)`), safe as a temporary inside co_await.
 struct lock_options {
   lock_options();
+
+  // Named options: the defaults with one field set.
+  static lock_options with_naming(naming format) {
+    lock_options options;
+    options.name_format = format;
+    return options;
+  }
+  static lock_options with_data(std::string holder_data) {
+    lock_options options;
+    options.data = std::move(holder_data);
+    return options;
+  }
+  static lock_options with_safety_margin(std::chrono::milliseconds margin) {
+    lock_options options;
+    options.safety_margin = margin;
+    return options;
+  }
+  static lock_options with_acl(std::vector<zkwire::acl> entries) {
+    lock_options options;
+    options.acl = std::move(entries);
+    return options;
+  }
+  static lock_options with_reentrancy() {
+    lock_options options;
+    options.reentrant = true;
+    return options;
+  }
 
   naming name_format = naming::curator;
   // Data of our node (who holds it, for `zkwire locks`); default_lock_data() when empty.

@@ -48,6 +48,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "zkwire/client/client.hpp"
@@ -58,9 +59,27 @@
 
 namespace zkwire::recipes {
 
-// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable.
+// Not an aggregate (client/types.hpp, create_options, says why): set the fields by name on a variable, or take a
+// named one inline (`semaphore_options::with_data("worker-7")`).
 struct semaphore_options {
   semaphore_options();
+
+  // Named options: the defaults with one field set.
+  static semaphore_options with_data(std::string holder_data) {
+    semaphore_options options;
+    options.data = std::move(holder_data);
+    return options;
+  }
+  static semaphore_options with_safety_margin(std::chrono::milliseconds margin) {
+    semaphore_options options;
+    options.safety_margin = margin;
+    return options;
+  }
+  static semaphore_options with_acl(std::vector<zkwire::acl> entries) {
+    semaphore_options options;
+    options.acl = std::move(entries);
+    return options;
+  }
 
   // Data of our lease nodes (who holds them); default_lock_data() when empty. Also the mutex node's data.
   std::string data;
