@@ -40,6 +40,14 @@ static void committed_multi(void) {
   CT_CHECK_RC(zoo_exists(zh, a, 0, &stat), ZNONODE);
   CT_CHECK_RC(zoo_exists(zh, created_seq, 0, &stat), ZOK);
 
+  /* A set op with a NULL buffer (length -1) stores null data: a get then reports length -1, not 0. */
+  zoo_set_op_init(&ops[0], b, NULL, -1, -1, NULL);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZOK);
+  char got[16];
+  int got_len = (int)sizeof got;
+  CT_CHECK_RC(zoo_get(zh, b, 0, got, &got_len, &stat), ZOK);
+  CT_CHECK_INT(got_len, -1);
+
   ct_delete_tree(zh, root);
   CT_CHECK_RC(zookeeper_close(zh), ZOK);
   ct_latch_destroy(&session.events);
