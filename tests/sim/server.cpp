@@ -188,7 +188,7 @@ void server::tick(sim_time now) {
   std::vector<std::int64_t> expired;
   for (const auto& [id, s] : sessions_) {
     // Expiry is bucketed by tickTime on the real server: a session goes at the first tick after its deadline.
-    if (now >= round_up(s.last_heard + s.timeout, config_.tick_time)) expired.push_back(id);
+    if (now >= tick_after(s.last_heard + s.timeout, config_.tick_time)) expired.push_back(id);
   }
   for (const auto id : expired) expire_session(id, now);
   if (now >= next_container_check_) {
@@ -204,13 +204,13 @@ void server::tick(sim_time now) {
 std::optional<sim_time> server::session_expiry(std::int64_t session) const {
   const auto s = sessions_.find(session);
   if (s == sessions_.end()) return std::nullopt;
-  return round_up(s->second.last_heard + s->second.timeout, config_.tick_time);
+  return s->second.last_heard + s->second.timeout;
 }
 
 sim_time server::next_deadline() const {
   if (ensemble_ != nullptr) return sim_time::max();
   sim_time next = next_container_check_;
-  for (const auto& [id, s] : sessions_) next = std::min(next, round_up(s.last_heard + s.timeout, config_.tick_time));
+  for (const auto& [id, s] : sessions_) next = std::min(next, tick_after(s.last_heard + s.timeout, config_.tick_time));
   return next;
 }
 

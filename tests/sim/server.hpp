@@ -44,10 +44,13 @@ namespace zkwire::sim {
 
 using sim_time = std::chrono::milliseconds;  // virtual time since the simulation started
 
-// The first multiple of `step` at or after `t`: the real server expires sessions on tickTime boundaries.
-inline sim_time round_up(sim_time t, sim_time step) {
+// The first multiple of `step` strictly after `t`. A ZooKeeper server keeps sessions in buckets one tickTime wide:
+// a session last heard at L goes in the bucket of the first boundary after L + timeout (one exactly on a boundary
+// goes in the next), and is expired when that boundary comes. The boundaries are multiples of tickTime on the
+// server's own monotonic clock; the model's are multiples of tickTime of virtual time.
+inline sim_time tick_after(sim_time t, sim_time step) {
   if (step.count() <= 0) return t;
-  return (t + step - sim_time{1}) / step * step;
+  return (t / step + 1) * step;
 }
 
 struct server_config {
@@ -129,7 +132,10 @@ class server {
   [[nodiscard]] std::optional<std::int64_t> session_of(connection_id c) const;
   // The earliest virtual time at which tick() has something to do (a session may expire, a container be reaped).
   [[nodiscard]] sim_time next_deadline() const;
-  // Standalone: when tick() expires `session` if nothing more is heard from it; empty if it is not alive.
+  // Standalone: the earliest moment a ZooKeeper server may expire `session` if nothing more is heard from it (last
+  // frame + negotiated timeout); empty if it is not alive. A real server expires it at a tick boundary after that,
+  // up to a tick later, whose phase no client can know: so this is the deadline a client must respect. tick() expires
+  // it at the first multiple of tickTime after it (tick_after).
   [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
 
  private:
