@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -32,6 +34,7 @@ class differential_test : public zkwire::test::standalone_test {
 
   // Runs `script` against the real server, then against the model (its clock following the real side's
   // timeline), compares the transcripts line by line, and hands both sides to `check` for their times.
+  // ZKWIRE_DIFF_TRACE=1 prints the real side's transcript.
   void compare(const script_fn& script, const check_fn& check = {}) {
     const std::uint16_t port = cluster().client_port(0);
     std::vector<micros> timeline;
@@ -54,6 +57,9 @@ class differential_test : public zkwire::test::standalone_test {
     }
     const auto& a = real.transcript();
     const auto& b = sim.transcript();
+    if (std::getenv("ZKWIRE_DIFF_TRACE") != nullptr) {
+      for (const auto& line : a) std::printf("  %s\n", line.c_str());
+    }
     for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
       const std::string left = i < a.size() ? a[i] : "<end>";
       const std::string right = i < b.size() ? b[i] : "<end>";

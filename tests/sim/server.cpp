@@ -307,7 +307,7 @@ bool server::forwarded(connection_id id, connection& conn, std::string_view payl
   t.origin = member_;
   t.connection = id;
   t.session = conn.session;
-  t.digest_users = conn.digest_users;
+  t.digest_ids = conn.digest_ids;
   t.payload = std::string(payload);
   t.at = now;
   conn.blocked = true;
@@ -363,7 +363,7 @@ void server::apply(const txn& t, sim_time now) {
       connection scratch;  // the request as its connection sent it; the reply is kept only at the origin
       scratch.handshaken = true;
       scratch.session = t.session;
-      scratch.digest_users = t.digest_users;
+      scratch.digest_ids = t.digest_ids;
       process(0, scratch, t.payload, t.at);
       if (answer) {
         origin->second.output += scratch.output;
@@ -419,15 +419,24 @@ std::vector<std::string> server::listing(std::string_view path) {
   return names;
 }
 
+// The ACL as the server stores it: an entry of scheme "auth" becomes one entry per digest id of the connection
+// (the ids a client authenticated with), with the same permissions; none makes the ACL invalid.
 std::error_code server::fix_acl(const connection& conn, std::vector<proto::acl>& acl) const {
   if (acl.empty()) return server_error::invalid_acl;
+  std::vector<proto::acl> fixed;
   for (const auto& entry : acl) {
     const auto& [scheme, id] = entry.id;
+    if (scheme == "auth") {
+      if (conn.digest_ids.empty()) return server_error::invalid_acl;
+      for (const auto& mine : conn.digest_ids) fixed.push_back({entry.perms, {"digest", mine}});
+      continue;
+    }
     const bool ok = (scheme == "world" && id == "anyone") ||
-                    (scheme == "digest" && std::count(id.begin(), id.end(), ':') == 1) || scheme == "ip" ||
-                    (scheme == "auth" && !conn.digest_users.empty());
+                    (scheme == "digest" && std::count(id.begin(), id.end(), ':') == 1) || scheme == "ip";
     if (!ok) return server_error::invalid_acl;
+    fixed.push_back(entry);
   }
+  acl = std::move(fixed);
   return {};
 }
 

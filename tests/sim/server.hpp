@@ -17,8 +17,8 @@
 // catch-up, multi and multiRead with 3.8.0's result shapes, sync, getChildren2, whoAmI, getEphemerals,
 // getAllChildrenNumber, check/removeWatches, closeSession, pings, auth packets, and zxids (every write, failed ones
 // included, consumes one, as do session creation and close).
-// ACLs are stored, validated and enforced for world and ip ids; digest ids are stored but never match (see access
-// in data_tree.hpp). What it leaves out: SASL, TTL nodes
+// ACLs are stored, validated and enforced for world, ip and digest ids (the auth scheme stands for the connection's
+// digest ids). What it leaves out: SASL, TTL nodes
 // (createTTL answers UNIMPLEMENTED as a server without extended types does), reconfig and quotas.
 //
 // Thread safety: none; the simulation runs on one thread.
@@ -79,11 +79,11 @@ struct txn {
   std::size_t origin = 0;        // the member the client sent it to, which replies when it applies it
   connection_id connection = 0;  // at the origin; 0 for the leader's own (expiry, the container reaper)
   std::int64_t session = 0;
-  std::vector<std::string> digest_users;  // the connection's, for ACL checks at every member
-  std::string payload;                    // request: the request's payload; reap: the container's path
-  sim_time at{0};                         // when the leader ordered it: ctime and mtime
-  sim_time timeout{0};                    // create_session: the negotiated timeout
-  bool with_read_only = false;            // create_session: the connect request had the read-only byte
+  std::vector<std::string> digest_ids;  // the connection's, for ACL checks at every member
+  std::string payload;                  // request: the request's payload; reap: the container's path
+  sim_time at{0};                       // when the leader ordered it: ctime and mtime
+  sim_time timeout{0};                  // create_session: the negotiated timeout
+  bool with_read_only = false;          // create_session: the connect request had the read-only byte
   bool session_gone = false;  // request: the leader no longer knew the session when it ordered it (it had expired)
 };
 
@@ -145,7 +145,7 @@ class server {
     bool handshaken = false;
     bool closed = false;
     std::int64_t session = 0;
-    std::vector<std::string> digest_users;  // from auth packets, for whoAmI and auth: ACLs
+    std::vector<std::string> digest_ids;  // from auth packets (user:base64(sha1(user:password))): ACLs, whoAmI
     // Ensemble member: a forwarded request of this connection is not applied yet; what follows waits behind it, as a
     // ZooKeeper server answers a session's requests in order.
     bool blocked = false;
@@ -192,7 +192,7 @@ class server {
   server_config config_;
   data_tree tree_;
   watch_table watches_;
-  access who_;  // every simulated client connects from 127.0.0.1
+  access who_;  // the connection of the request being processed (every simulated client is 127.0.0.1)
   std::map<connection_id, connection> connections_;
   std::map<std::int64_t, session_info> sessions_;
   sim_time auth_outage_until_{0};
