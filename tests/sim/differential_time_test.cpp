@@ -50,13 +50,14 @@ std::string ms(micros t) {
   return buf;
 }
 
-// Sessions silenced at staggered moments across a tick (so their deadlines fall at different points between two
-// boundaries), with timeouts of 400 ms (one asked for 100: the server's minimum applies), 500 and 600 ms. A
+// Sessions silenced at moments 25 ms apart across a tick (so their deadlines fall at different points between two
+// boundaries, and a model deadline later than the server's, whatever its phase, shows in most runs), with timeouts
+// of 400 ms (one asked for 100: the server's minimum applies), 500 and 600 ms. A
 // session of the script watches their ephemeral nodes; after expiry the nodes are gone for everyone, the silenced
 // connections are closed by the server, and resuming a silenced session is refused (expired).
 TEST_F(differential_test, SessionsExpireOnTheServersTickAfterTheirTimeout) {
-  constexpr std::size_t silenced = 4;
-  const std::int32_t asked[silenced] = {400, 100, 500, 600};
+  constexpr std::size_t silenced = 8;
+  const std::int32_t asked[silenced] = {400, 100, 500, 600, 400, 400, 500, 600};
   const auto node = [](const std::string& base, std::size_t k) { return cat(base, "/e/s", k); };
   std::string base_seen;
   compare(
