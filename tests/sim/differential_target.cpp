@@ -64,7 +64,9 @@ void target::connect(std::size_t i, std::int32_t timeout_ms, std::size_t member)
   s.link = make_(member);
   s.peer = std::make_unique<testing::wire_peer>(*s.link);
   if (s.timeout == 0) s.timeout = timeout_ms;  // a resume asks for what the session had
-  const auto response = s.peer->connect(s.timeout, s.id, s.passwd, last_zxid_);
+  // A new session has seen nothing; a resumed one tells the server the last zxid it saw, and a server that has
+  // not applied that far refuses it (closes the connection without a reply).
+  const auto response = s.peer->connect(s.timeout, s.id, s.passwd, s.last_zxid);
   s.answered = pace_.now();
   if (!response) {
     log(cat("c", i, " connect -> connection closed"));
@@ -164,7 +166,7 @@ void target::log_result(std::size_t i, op_code op, const std::optional<testing::
   }
   for (const auto& e : result->events) log_event(i, e, pace_.now());
   const auto& h = result->reply.header;
-  if (h.zxid > 0) last_zxid_ = std::max(last_zxid_, h.zxid);
+  if (h.zxid > 0) sessions_.at(i).last_zxid = std::max(sessions_.at(i).last_zxid, h.zxid);
   line << " err=" << h.err << " zxid=" << relative(h.zxid) << ' ' << describe(result->reply.body);
   log(line.str());
 }
