@@ -20,14 +20,15 @@ using proto::op_code;
 class differential_ensemble_test : public differential_base<zkwire::test::ensemble_test> {};
 
 std::size_t count_containing(const std::vector<std::string>& lines, const std::string& what) {
-  return static_cast<std::size_t>(
-      std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; }));
+  return static_cast<std::size_t>(std::count_if(
+      lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; }));
 }
 
 // The index of the first line containing `what`, or lines.size().
 std::size_t first_containing(const std::vector<std::string>& lines, const std::string& what) {
   return static_cast<std::size_t>(
-      std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; }) -
+      std::find_if(lines.begin(), lines.end(),
+                   [&](const std::string& l) { return l.find(what) != std::string::npos; }) -
       lines.begin());
 }
 
