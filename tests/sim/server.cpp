@@ -421,7 +421,7 @@ std::vector<std::string> server::listing(std::string_view path) {
 
 // The ACL as the server stores it: an entry of scheme "auth" becomes one entry per digest id of the connection
 // (the ids a client authenticated with), with the same permissions; none makes the ACL invalid.
-std::error_code server::fix_acl(const connection& conn, std::vector<proto::acl>& acl) const {
+std::error_code server::fix_acl(const connection& conn, std::vector<proto::acl>& acl) {
   if (acl.empty()) return server_error::invalid_acl;
   std::vector<proto::acl> fixed;
   for (const auto& entry : acl) {

@@ -174,7 +174,7 @@ class server {
   template <class Body>
   void reply(connection& conn, std::int32_t xid, std::int64_t zxid, const Body& body);
   std::vector<std::string> listing(std::string_view path);
-  std::error_code fix_acl(const connection& conn, std::vector<proto::acl>& acl) const;
+  static std::error_code fix_acl(const connection& conn, std::vector<proto::acl>& acl);
 
   // One handler per request kind (server_ops.cpp).
   void op_create(context& ctx, proto::op_code op, const proto::create_request& req);
