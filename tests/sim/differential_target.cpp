@@ -208,13 +208,13 @@ std::string sorted(std::vector<std::string> names) {
 std::string target::describe(const proto::multi_result& r) {
   std::string out = cat(static_cast<int>(r.type), "/", r.err);
   std::visit(
-      [&](const auto& b) {
+      [this, &out](const auto& b) {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, proto::create_response>) out += cat(' ', b.path);
-        if constexpr (std::is_same_v<T, proto::create2_response>) out += cat(' ', b.path, describe(b.stat));
-        if constexpr (std::is_same_v<T, proto::set_data_response>) out += describe(b.stat);
+        if constexpr (std::is_same_v<T, proto::create2_response>) out += cat(' ', b.path, this->describe(b.stat));
+        if constexpr (std::is_same_v<T, proto::set_data_response>) out += this->describe(b.stat);
         if constexpr (std::is_same_v<T, proto::get_data_response>)
-          out += cat(' ', b.data.value_or(""), describe(b.stat));
+          out += cat(' ', b.data.value_or(""), this->describe(b.stat));
         if constexpr (std::is_same_v<T, proto::get_children_response>) out += cat(' ', sorted(b.children));
       },
       r.body);
@@ -223,25 +223,25 @@ std::string target::describe(const proto::multi_result& r) {
 
 std::string target::describe(const proto::response_body& body) {
   return std::visit(
-      [&](const auto& b) -> std::string {
+      [this](const auto& b) -> std::string {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, proto::create_response> || std::is_same_v<T, proto::sync_response>) {
           return b.path;
         } else if constexpr (std::is_same_v<T, proto::create2_response>) {
-          return cat(b.path, describe(b.stat));
+          return cat(b.path, this->describe(b.stat));
         } else if constexpr (std::is_same_v<T, proto::exists_response> || std::is_same_v<T, proto::set_data_response> ||
                              std::is_same_v<T, proto::set_acl_response>) {
-          return describe(b.stat);
+          return this->describe(b.stat);
         } else if constexpr (std::is_same_v<T, proto::get_data_response>) {
-          return cat("'", b.data.value_or("<null>"), "'", describe(b.stat));
+          return cat("'", b.data.value_or("<null>"), "'", this->describe(b.stat));
         } else if constexpr (std::is_same_v<T, proto::get_acl_response>) {
           std::string out;
           for (const auto& a : b.acl) out += cat(a.perms, ":", a.id.scheme, ":", a.id.id, " ");
-          return cat(out, describe(b.stat));
+          return cat(out, this->describe(b.stat));
         } else if constexpr (std::is_same_v<T, proto::get_children_response>) {
           return sorted(b.children);
         } else if constexpr (std::is_same_v<T, proto::get_children2_response>) {
-          return cat(sorted(b.children), describe(b.stat));
+          return cat(sorted(b.children), this->describe(b.stat));
         } else if constexpr (std::is_same_v<T, proto::get_ephemerals_response>) {
           return sorted(b.ephemerals);
         } else if constexpr (std::is_same_v<T, proto::get_all_children_number_response>) {
@@ -252,7 +252,7 @@ std::string target::describe(const proto::response_body& body) {
           return sorted(ids);
         } else if constexpr (std::is_same_v<T, proto::multi_response>) {
           std::string out;
-          for (const auto& r : b.results) out += cat(describe(r), "; ");
+          for (const auto& r : b.results) out += cat(this->describe(r), "; ");
           return out;
         } else if constexpr (std::is_same_v<T, proto::error_response>) {
           return cat("error_response ", b.err);
