@@ -45,7 +45,8 @@ bool access::allows(const std::vector<proto::acl>& acl, std::int32_t perm) const
   if (acl.empty()) return true;
   return std::any_of(acl.begin(), acl.end(), [&](const proto::acl& a) {
     if ((a.perms & perm) == 0) return false;
-    return (a.id.scheme == "world" && a.id.id == "anyone") || (a.id.scheme == "ip" && a.id.id == ip);
+    return (a.id.scheme == "world" && a.id.id == "anyone") || (a.id.scheme == "ip" && a.id.id == ip) ||
+           (a.id.scheme == "digest" && std::find(digest.begin(), digest.end(), a.id.id) != digest.end());
   });
 }
 

@@ -53,10 +53,11 @@ struct create_args {
 };
 
 // Who is asking, for ACL checks: the connection's ids. world:anyone matches everyone, ip ids match the connection's
-// address (the simulation's clients are all 127.0.0.1); digest ids are not modelled (the server stores
-// user:base64(sha1(user:password)), which the simulation does not compute), so a digest ACL entry grants nothing.
+// address (the simulation's clients are all 127.0.0.1), digest ids match the ids the connection authenticated as
+// (user:base64(sha1(user:password)), compared as strings).
 struct access {
   std::string ip = "127.0.0.1";
+  std::vector<std::string> digest;
   [[nodiscard]] bool allows(const std::vector<proto::acl>& acl, std::int32_t perm) const;
 };
 

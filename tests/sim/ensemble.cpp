@@ -106,7 +106,7 @@ void ensemble::tick(sim_time now) {
   if (down(0, now)) return;
   std::vector<std::int64_t> expired;
   for (const auto& [id, s] : sessions_) {
-    if (now >= round_up(s.last_heard + s.timeout, config_.server.tick_time)) expired.push_back(id);
+    if (now >= tick_after(s.last_heard + s.timeout, config_.server.tick_time)) expired.push_back(id);
   }
   for (const auto id : expired) expire_session(id, now);
   if (now >= next_container_check_) {
@@ -125,7 +125,7 @@ std::optional<sim_time> ensemble::session_expiry(std::int64_t session) const {
   if (standalone()) return members_.front()->session_expiry(session);
   const auto s = sessions_.find(session);
   if (s == sessions_.end()) return std::nullopt;
-  return round_up(s->second.last_heard + s->second.timeout, config_.server.tick_time);
+  return s->second.last_heard + s->second.timeout;
 }
 
 sim_time ensemble::next_deadline() const {
@@ -133,7 +133,7 @@ sim_time ensemble::next_deadline() const {
   if (down(0, now_)) return down_until_[0];  // nothing is applied, expired or reaped without a leader
   sim_time next = next_container_check_;
   for (const auto& [id, s] : sessions_)
-    next = std::min(next, round_up(s.last_heard + s.timeout, config_.server.tick_time));
+    next = std::min(next, tick_after(s.last_heard + s.timeout, config_.server.tick_time));
   for (std::size_t m = 0; m < members_.size(); ++m) {
     if (backlog_[m].empty()) continue;
     next = std::min(next, std::max({backlog_[m].front().due, down_until_[m], down_until_[0]}));

@@ -65,8 +65,9 @@ class ensemble final : private replication {
     for (auto& m : members_) m->set_auth_outage(until);
   }
 
-  // When the service expires `session` if it hears nothing more from it (the leader's deadline; a leader that is
-  // down expires nothing, and restarts every deadline when it is back); empty if the session is not alive.
+  // The earliest moment the service may expire `session` if it hears nothing more from it (the leader's deadline,
+  // as server::session_expiry; a leader that is down expires nothing, and restarts every deadline when it is back);
+  // empty if the session is not alive.
   [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
   // The leader's tree: what the ensemble has committed (the oracle's "backed by the server").
   [[nodiscard]] const data_tree& tree() const noexcept { return members_.front()->tree(); }

@@ -188,7 +188,7 @@ void server::tick(sim_time now) {
   std::vector<std::int64_t> expired;
   for (const auto& [id, s] : sessions_) {
     // Expiry is bucketed by tickTime on the real server: a session goes at the first tick after its deadline.
-    if (now >= round_up(s.last_heard + s.timeout, config_.tick_time)) expired.push_back(id);
+    if (now >= tick_after(s.last_heard + s.timeout, config_.tick_time)) expired.push_back(id);
   }
   for (const auto id : expired) expire_session(id, now);
   if (now >= next_container_check_) {
@@ -204,13 +204,13 @@ void server::tick(sim_time now) {
 std::optional<sim_time> server::session_expiry(std::int64_t session) const {
   const auto s = sessions_.find(session);
   if (s == sessions_.end()) return std::nullopt;
-  return round_up(s->second.last_heard + s->second.timeout, config_.tick_time);
+  return s->second.last_heard + s->second.timeout;
 }
 
 sim_time server::next_deadline() const {
   if (ensemble_ != nullptr) return sim_time::max();
   sim_time next = next_container_check_;
-  for (const auto& [id, s] : sessions_) next = std::min(next, round_up(s.last_heard + s.timeout, config_.tick_time));
+  for (const auto& [id, s] : sessions_) next = std::min(next, tick_after(s.last_heard + s.timeout, config_.tick_time));
   return next;
 }
 
@@ -307,7 +307,7 @@ bool server::forwarded(connection_id id, connection& conn, std::string_view payl
   t.origin = member_;
   t.connection = id;
   t.session = conn.session;
-  t.digest_users = conn.digest_users;
+  t.digest_ids = conn.digest_ids;
   t.payload = std::string(payload);
   t.at = now;
   conn.blocked = true;
@@ -363,7 +363,7 @@ void server::apply(const txn& t, sim_time now) {
       connection scratch;  // the request as its connection sent it; the reply is kept only at the origin
       scratch.handshaken = true;
       scratch.session = t.session;
-      scratch.digest_users = t.digest_users;
+      scratch.digest_ids = t.digest_ids;
       process(0, scratch, t.payload, t.at);
       if (answer) {
         origin->second.output += scratch.output;
@@ -419,15 +419,24 @@ std::vector<std::string> server::listing(std::string_view path) {
   return names;
 }
 
-std::error_code server::fix_acl(const connection& conn, std::vector<proto::acl>& acl) const {
+// The ACL as the server stores it: an entry of scheme "auth" becomes one entry per digest id of the connection
+// (the ids a client authenticated with), with the same permissions; none makes the ACL invalid.
+std::error_code server::fix_acl(const connection& conn, std::vector<proto::acl>& acl) {
   if (acl.empty()) return server_error::invalid_acl;
+  std::vector<proto::acl> fixed;
   for (const auto& entry : acl) {
     const auto& [scheme, id] = entry.id;
+    if (scheme == "auth") {
+      if (conn.digest_ids.empty()) return server_error::invalid_acl;
+      for (const auto& mine : conn.digest_ids) fixed.push_back({entry.perms, {"digest", mine}});
+      continue;
+    }
     const bool ok = (scheme == "world" && id == "anyone") ||
-                    (scheme == "digest" && std::count(id.begin(), id.end(), ':') == 1) || scheme == "ip" ||
-                    (scheme == "auth" && !conn.digest_users.empty());
+                    (scheme == "digest" && std::count(id.begin(), id.end(), ':') == 1) || scheme == "ip";
     if (!ok) return server_error::invalid_acl;
+    fixed.push_back(entry);
   }
+  acl = std::move(fixed);
   return {};
 }
 

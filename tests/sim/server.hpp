@@ -17,8 +17,8 @@
 // catch-up, multi and multiRead with 3.8.0's result shapes, sync, getChildren2, whoAmI, getEphemerals,
 // getAllChildrenNumber, check/removeWatches, closeSession, pings, auth packets, and zxids (every write, failed ones
 // included, consumes one, as do session creation and close).
-// ACLs are stored, validated and enforced for world and ip ids; digest ids are stored but never match (see access
-// in data_tree.hpp). What it leaves out: SASL, TTL nodes
+// ACLs are stored, validated and enforced for world, ip and digest ids (the auth scheme stands for the connection's
+// digest ids). What it leaves out: SASL, TTL nodes
 // (createTTL answers UNIMPLEMENTED as a server without extended types does), reconfig and quotas.
 //
 // Thread safety: none; the simulation runs on one thread.
@@ -44,10 +44,13 @@ namespace zkwire::sim {
 
 using sim_time = std::chrono::milliseconds;  // virtual time since the simulation started
 
-// The first multiple of `step` at or after `t`: the real server expires sessions on tickTime boundaries.
-inline sim_time round_up(sim_time t, sim_time step) {
+// The first multiple of `step` strictly after `t`. A ZooKeeper server keeps sessions in buckets one tickTime wide:
+// a session last heard at L goes in the bucket of the first boundary after L + timeout (one exactly on a boundary
+// goes in the next), and is expired when that boundary comes. The boundaries are multiples of tickTime on the
+// server's own monotonic clock; the model's are multiples of tickTime of virtual time.
+inline sim_time tick_after(sim_time t, sim_time step) {
   if (step.count() <= 0) return t;
-  return (t + step - sim_time{1}) / step * step;
+  return (t / step + 1) * step;
 }
 
 struct server_config {
@@ -76,11 +79,11 @@ struct txn {
   std::size_t origin = 0;        // the member the client sent it to, which replies when it applies it
   connection_id connection = 0;  // at the origin; 0 for the leader's own (expiry, the container reaper)
   std::int64_t session = 0;
-  std::vector<std::string> digest_users;  // the connection's, for ACL checks at every member
-  std::string payload;                    // request: the request's payload; reap: the container's path
-  sim_time at{0};                         // when the leader ordered it: ctime and mtime
-  sim_time timeout{0};                    // create_session: the negotiated timeout
-  bool with_read_only = false;            // create_session: the connect request had the read-only byte
+  std::vector<std::string> digest_ids;  // the connection's, for ACL checks at every member
+  std::string payload;                  // request: the request's payload; reap: the container's path
+  sim_time at{0};                       // when the leader ordered it: ctime and mtime
+  sim_time timeout{0};                  // create_session: the negotiated timeout
+  bool with_read_only = false;          // create_session: the connect request had the read-only byte
   bool session_gone = false;  // request: the leader no longer knew the session when it ordered it (it had expired)
 };
 
@@ -129,7 +132,10 @@ class server {
   [[nodiscard]] std::optional<std::int64_t> session_of(connection_id c) const;
   // The earliest virtual time at which tick() has something to do (a session may expire, a container be reaped).
   [[nodiscard]] sim_time next_deadline() const;
-  // Standalone: when tick() expires `session` if nothing more is heard from it; empty if it is not alive.
+  // Standalone: the earliest moment a ZooKeeper server may expire `session` if nothing more is heard from it (last
+  // frame + negotiated timeout); empty if it is not alive. A real server expires it at a tick boundary after that,
+  // up to a tick later, whose phase no client can know: so this is the deadline a client must respect. tick() expires
+  // it at the first multiple of tickTime after it (tick_after).
   [[nodiscard]] std::optional<sim_time> session_expiry(std::int64_t session) const;
 
  private:
@@ -139,7 +145,7 @@ class server {
     bool handshaken = false;
     bool closed = false;
     std::int64_t session = 0;
-    std::vector<std::string> digest_users;  // from auth packets, for whoAmI and auth: ACLs
+    std::vector<std::string> digest_ids;  // from auth packets (user:base64(sha1(user:password))): ACLs, whoAmI
     // Ensemble member: a forwarded request of this connection is not applied yet; what follows waits behind it, as a
     // ZooKeeper server answers a session's requests in order.
     bool blocked = false;
@@ -168,7 +174,7 @@ class server {
   template <class Body>
   void reply(connection& conn, std::int32_t xid, std::int64_t zxid, const Body& body);
   std::vector<std::string> listing(std::string_view path);
-  std::error_code fix_acl(const connection& conn, std::vector<proto::acl>& acl) const;
+  static std::error_code fix_acl(const connection& conn, std::vector<proto::acl>& acl);
 
   // One handler per request kind (server_ops.cpp).
   void op_create(context& ctx, proto::op_code op, const proto::create_request& req);
@@ -186,7 +192,7 @@ class server {
   server_config config_;
   data_tree tree_;
   watch_table watches_;
-  access who_;  // every simulated client connects from 127.0.0.1
+  access who_;  // the connection of the request being processed (every simulated client is 127.0.0.1)
   std::map<connection_id, connection> connections_;
   std::map<std::int64_t, session_info> sessions_;
   sim_time auth_outage_until_{0};

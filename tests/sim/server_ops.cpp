@@ -1,6 +1,9 @@
 // The simulated server's request handlers: what each operation checks, changes, fires and replies, in the order a
 // ZooKeeper 3.8.0 server does it (docs/protocol.md). Every write, failed or not, consumes a zxid.
 
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
 #include <algorithm>
 
 #include "server.hpp"
@@ -11,6 +14,17 @@ namespace {
 
 using proto::op_code;
 using proto::server_error;
+
+// The id a digest credential authenticates as: the user, a colon, and base64(sha1(user:password)) of the whole
+// credential (how the server's digest provider derives it; the same string is what digest ACL entries hold).
+std::string digest_id(const std::string& credential) {
+  unsigned char hash[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(credential.data()), credential.size(), hash);
+  std::string encoded(4 * ((SHA_DIGEST_LENGTH + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()), hash, SHA_DIGEST_LENGTH);
+  encoded.resize(static_cast<std::size_t>(n));
+  return credential.substr(0, credential.find(':')) + ":" + encoded;
+}
 
 bool is_write(op_code op) {
   switch (op) {
@@ -31,6 +45,7 @@ bool is_write(op_code op) {
 
 void server::process(connection_id id, connection& conn, std::string_view payload, sim_time now) {
   if (const auto s = sessions_.find(conn.session); s != sessions_.end()) s->second.last_heard = now;
+  who_.digest = conn.digest_ids;
   proto::request req;
   if (proto::decode_request(payload, req)) {
     // An opcode the server does not know gets UNIMPLEMENTED (zxid -1), then the connection is closed.
@@ -59,7 +74,12 @@ void server::process(connection_id id, connection& conn, std::string_view payloa
         close(id, conn);
         return;
       }
-      if (packet.scheme == "digest") conn.digest_users.push_back(packet.auth.substr(0, packet.auth.find(':')));
+      if (packet.scheme == "digest") {
+        const std::string mine = digest_id(packet.auth);
+        if (std::find(conn.digest_ids.begin(), conn.digest_ids.end(), mine) == conn.digest_ids.end()) {
+          conn.digest_ids.push_back(mine);
+        }
+      }
       reply(conn, proto::special_xid::auth, 0, proto::no_body{});
       return;
     }
@@ -263,7 +283,7 @@ void server::op_read(context& ctx, op_code op, const proto::request_body& body) 
     case op_code::who_am_i: {
       proto::who_am_i_response who;
       who.client_info.push_back({"ip", "127.0.0.1"});
-      for (const auto& user : conn.digest_users) who.client_info.push_back({"digest", user});
+      for (const auto& mine : conn.digest_ids) who.client_info.push_back({"digest", mine.substr(0, mine.find(':'))});
       reply(conn, ctx.xid, zxid_, who);
       return;
     }

@@ -80,6 +80,22 @@ class wire_peer {
   // Sends one request with the next xid and reads up to its reply; nullopt if the connection closed first.
   template <class Body>
   std::optional<call_result> call(proto::op_code op, const Body& body, std::int32_t xid = 0) {
+    xid = send(op, body, xid);
+    auto out = receive(op);
+    if (out && out->reply.header.xid != xid) throw std::runtime_error("reply to another xid");
+    return out;
+  }
+
+  // Sends one request (with the next xid unless `xid` is given) without reading; returns its xid.
+  template <class Body>
+  std::int32_t send(proto::op_code op, const Body& body, std::int32_t xid = 0) {
+    link_.send(encode(op, body, xid));
+    return xid;
+  }
+
+  // The frame of one request; a `xid` of 0 becomes the next xid.
+  template <class Body>
+  std::string encode(proto::op_code op, const Body& body, std::int32_t& xid) {
     if (xid == 0) xid = next_xid_++;
     // Encoded without the client library's checks: a test may send what a careless client would.
     std::string frame;
@@ -89,7 +105,12 @@ class wire_peer {
     proto::encode(w, body);
     w.end_length_prefix(prefix);
     if (!w.ok()) throw std::runtime_error("cannot encode the request");
-    link_.send(frame);
+    return frame;
+  }
+
+  // Reads up to the next reply (decoded as a reply to `op`), with the notifications before it; nullopt if the
+  // connection closed first.
+  std::optional<call_result> receive(proto::op_code op) {
     call_result out;
     while (auto payload = next_payload()) {
       proto::reply_header header;
@@ -101,7 +122,6 @@ class wire_peer {
         continue;
       }
       if (proto::decode_reply(*payload, op, out.reply)) throw std::runtime_error("bad reply");
-      if (out.reply.header.xid != xid) throw std::runtime_error("reply to another xid");
       return out;
     }
     return std::nullopt;
@@ -109,8 +129,19 @@ class wire_peer {
 
   // Notifications that arrived without a request (read whatever the link has now).
   std::vector<proto::watcher_event> events() {
-    std::vector<proto::watcher_event> out;
     for (auto chunk = link_.receive(); !chunk.empty(); chunk = link_.receive()) reader_.feed(chunk);
+    return decode_events();
+  }
+
+  // One receive from the link (which may wait: see the link) and the notifications complete so far.
+  std::vector<proto::watcher_event> poll_events() {
+    reader_.feed(link_.receive());
+    return decode_events();
+  }
+
+ private:
+  std::vector<proto::watcher_event> decode_events() {
+    std::vector<proto::watcher_event> out;
     while (auto payload = reader_.next()) {
       proto::watcher_event event;
       if (proto::decode_notification(*payload, event)) throw std::runtime_error("unexpected frame");
@@ -118,8 +149,6 @@ class wire_peer {
     }
     return out;
   }
-
- private:
   std::optional<std::string> next_payload() {
     while (true) {
       if (auto payload = reader_.next()) return std::string(*payload);
