@@ -54,7 +54,7 @@ class big_directory_test : public test::standalone_test {
   // directory (the lock orders its own nodes and never waits for foreign siblings). Filled once per suite.
   static const std::string& semaphore_path() {
     static const std::string path = [] {
-      const std::string p = test::unique_test_path() + "-sem";
+      std::string p = test::unique_test_path() + "-sem";
       blocking_client c(test::client_options_for(connect_string(), 30s));
       c.create(p, "");
       return p;
