@@ -35,8 +35,8 @@ class client_errc_category_impl final : public std::error_category {
                "session was established within the connect timeout; check the name";
       case client_errc::closed_before_handshake:
         return "every server closed the connection before the handshake (likely the server's maxClientCnxns limit on "
-               "connections from one client address; also a member without a quorum): check the server's log for "
-               "\"Too many connections\"; the client keeps trying";
+               "connections from one client address; also a member without a quorum, or a TLS-only port reached "
+               "without TLS): check the server's log for \"Too many connections\"; the client keeps trying";
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }

@@ -34,17 +34,22 @@ inline std::size_t max_set_data(const std::string& path) { return max_payload - 
 // list (count 4; perms 4, "world" 4 + 5, "anyone" 4 + 6) and the flags 4.
 inline constexpr std::size_t max_create_path = max_payload - 8 - 4 - 4 - (4 + 4 + 9 + 10) - 4;
 
+// Creates `path` (empty) on `c`, running `io` until it is answered.
+inline void create_node(asio::io_context& io, client& c, const std::string& path) {
+  std::optional<std::error_code> made;
+  c.async_create(path, "", [&](std::error_code ec, const create_result&) { made = ec; });
+  ASSERT_TRUE(test::run_until(
+      io, [&] { return made.has_value(); }, 30s, "the create"));
+  ASSERT_FALSE(*made) << made->message();
+}
+
 // Creates `dir` and `count` children named name(i) under it, as one pipelined burst on one client: the replies
 // come back in order, and a burst takes seconds where one round trip each would take minutes.
 template <class Name>
 void fill_directory(const std::string& connect, const std::string& dir, std::size_t count, Name name) {
   asio::io_context io;
   client c(io.get_executor(), test::client_options_for(connect, 30s));
-  std::optional<std::error_code> made;
-  c.async_create(dir, "", [&](std::error_code ec, const create_result&) { made = ec; });
-  ASSERT_TRUE(test::run_until(
-      io, [&] { return made.has_value(); }, 30s, "the directory's create"));
-  ASSERT_FALSE(*made) << made->message();
+  create_node(io, c, dir);
   std::size_t done = 0;
   std::error_code first_error;
   for (std::size_t i = 0; i < count; ++i) {

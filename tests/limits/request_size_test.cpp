@@ -88,11 +88,7 @@ TEST_F(request_size_test, TheAsyncClientRefusesOneByteOver) {
   asio::io_context io;
   client c(io.get_executor(), options());
   const std::string path = root();
-  std::optional<std::error_code> made;
-  c.async_create(path, "", [&](std::error_code ec, const create_result&) { made = ec; });
-  ASSERT_TRUE(test::run_until(
-      io, [&] { return made.has_value(); }, 30s, "the create"));
-  ASSERT_FALSE(*made) << made->message();
+  limits::create_node(io, c, path);
   const auto session = c.session_id();
   std::optional<std::error_code> over;
   c.async_set(path, std::string(limits::max_set_data(path) + 1, 'd'), any_version,
@@ -191,11 +187,7 @@ TEST_F(request_size_test, ManyWatchesOnOneNodeEachFireOnce) {
   asio::io_context io;
   client c(io.get_executor(), options());
   const std::string path = root();
-  std::optional<std::error_code> made;
-  c.async_create(path, "", [&](std::error_code ec, const create_result&) { made = ec; });
-  ASSERT_TRUE(test::run_until(
-      io, [&] { return made.has_value(); }, 30s, "the create"));
-  ASSERT_FALSE(*made) << made->message();
+  limits::create_node(io, c, path);
   std::vector<int> data_calls(watch_count, 0);
   std::vector<int> child_calls(watch_count, 0);
   std::size_t armed = 0;
