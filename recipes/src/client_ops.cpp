@@ -55,7 +55,10 @@ asio::awaitable<std::error_code> wait_connected(link_ptr link) {
     // that never had a session and whose servers close every connection unanswered (maxClientCnxns) ends with that
     // cause instead.
     if (ec == client_errc::connect_timeout) continue;
-    if (ec == client_errc::closed_before_handshake && c->state() != session_state::connecting) continue;
+    if (ec == client_errc::closed_before_handshake) {
+      client* now = link->get();  // the client may be gone since
+      if (now != nullptr && now->state() != session_state::connecting) continue;
+    }
     co_return ec;
   }
 }
