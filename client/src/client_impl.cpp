@@ -174,13 +174,21 @@ void client_impl::expire_waiter(std::uint64_t id) {
   if (life_ == lifecycle::shut_down) return;
   auto op = waiters_.take(id);
   if (!op) return;
+  const std::error_code cause = connect_failure_cause();
   log(log_level::error, [&] {
     return "no session within the connect timeout (state " + std::string(proto::session_state_name(engine_.state())) +
-           (last_tls_error_ ? "; last failure: " + last_tls_error_.message() : std::string()) + ")";
+           (cause != client_errc::connect_timeout ? "; last failure: " + cause.message() : std::string()) + ")";
   });
+  op->fail(cause, false);
+}
+
+std::error_code client_impl::connect_failure_cause() const {
   // A TLS failure or an unknown host names a cause the user can fix (an untrusted or misnamed certificate, a
   // plaintext port, a typo in a host name, ...).
-  op->fail(last_tls_error_ ? last_tls_error_ : make_error_code(client_errc::connect_timeout), false);
+  if (last_tls_error_) return last_tls_error_;
+  // Every host closed the connection unanswered, in the last round at least.
+  if (closed_before_handshake_ >= servers_.hosts.size()) return client_errc::closed_before_handshake;
+  return client_errc::connect_timeout;
 }
 
 void client_impl::shutdown() noexcept {
@@ -309,7 +317,10 @@ void client_impl::on_state(const proto::state_change& s) {
   // The last TLS failure names the cause of a connect timeout until a session is up. Not cleared by a completed TLS
   // handshake: with TLS 1.3 a server that refuses our certificate says so only after it, on the first read, and the
   // connect timeout may fall between the next attempt's handshake and that read.
-  if (s.to == session_state::connected || s.to == session_state::connected_read_only) last_tls_error_.clear();
+  if (s.to == session_state::connected || s.to == session_state::connected_read_only) {
+    last_tls_error_.clear();
+    closed_before_handshake_ = 0;
+  }
   // Losing the connection or the session is worth a warning; every other transition is routine.
   const bool trouble = s.to == session_state::suspended || s.to == session_state::lost ||
                        s.to == session_state::expired || s.to == session_state::auth_failed;
@@ -422,6 +433,10 @@ void client_impl::open_connection(std::size_t index) {
     schedule_pump();
     return;
   }
+  // The streak of attempts closed before the handshake ends with any other kind of attempt.
+  if (!attempt_closed_early_) closed_before_handshake_ = 0;
+  attempt_closed_early_ = false;
+  attempt_received_ = false;
   const host_port& host = servers_.hosts[index];
   log(log_level::debug, [&] { return "connecting to " + to_string(host); });
   link_ = link::connecting;
@@ -461,6 +476,7 @@ void client_impl::on_read(std::error_code ec, std::size_t n) {
     connection_error(ec);
     return;
   }
+  if (n > 0) attempt_received_ = true;
   engine_.commit_read(now(), n);
   pump();
   // Still open means still the same connection: a new one cannot have been established from inside pump().
@@ -490,8 +506,32 @@ void client_impl::connection_error(const std::error_code& error) {
     return error == asio::error::eof ? std::string("the server closed the connection")
                                      : "connection error: " + error.message();
   });
+  // The server accepted the connection and closed it before sending anything: a server at maxClientCnxns closes
+  // each connection over the limit right after accepting it (docs/protocol.md#closed-before-handshake).
+  const auto state = engine_.state();
+  const bool handshake_done = state == session_state::connected || state == session_state::connected_read_only;
+  if (!handshake_done && !attempt_received_ &&
+      (error == asio::error::eof || error == asio::error::connection_reset || error == asio::error::broken_pipe)) {
+    attempt_closed_early_ = true;
+    ++closed_before_handshake_;
+  }
   close_connection();
   engine_.disconnected(now(), error);
+  // A client that never had a session gives up waiting after a few whole rounds of such closes rather than at its
+  // connect timeout: nothing is coming back. It keeps trying in the background, as after a connect timeout.
+  const std::size_t give_up_after = servers_.hosts.size() * static_cast<std::size_t>(closed_before_handshake_rounds);
+  if (attempt_closed_early_ && closed_before_handshake_ >= give_up_after &&
+      engine_.state() == session_state::connecting) {
+    // Logged when the streak reaches the bound and whenever it ends a wait, not at every attempt after it.
+    const std::size_t ended = waiters_.fail_connects(client_errc::closed_before_handshake);
+    if (ended > 0 || closed_before_handshake_ == give_up_after) {
+      log(log_level::error, [&] {
+        return "no session: " + std::to_string(closed_before_handshake_) +
+               " connections in a row were closed by the server before it answered the handshake; " +
+               make_error_code(client_errc::closed_before_handshake).message();
+      });
+    }
+  }
   pump();
 }
 

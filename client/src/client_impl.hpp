@@ -101,6 +101,9 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void start_read();
   void start_write(std::string_view bytes);
   void connection_error(const std::error_code& error);
+  // The cause connect waiters get when no session came in time: a TLS failure, an unknown host, connections closed
+  // before the handshake; else client_errc::connect_timeout.
+  [[nodiscard]] std::error_code connect_failure_cause() const;
   void on_connected(std::error_code ec) override;
   void on_read(std::error_code ec, std::size_t n) override;
   void on_written(std::error_code ec) override;
@@ -121,6 +124,11 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   // The cause of a failed connection attempt that the user can fix, reported instead of a bare connect timeout until
   // a session is up: a TLS failure (tls_options.hpp) or client_errc::host_not_found.
   std::error_code last_tls_error_;
+  // Consecutive connection attempts that the server closed before sending a byte (maxClientCnxns, a member without
+  // a quorum; docs/protocol.md#closed-before-handshake), and whether the current attempt received anything.
+  std::size_t closed_before_handshake_ = 0;
+  bool attempt_closed_early_ = false;
+  bool attempt_received_ = false;
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;

@@ -33,6 +33,10 @@ class client_errc_category_impl final : public std::error_category {
       case client_errc::host_not_found:
         return "host name not found: a host of the connect string could not be resolved to an address, and no "
                "session was established within the connect timeout; check the name";
+      case client_errc::closed_before_handshake:
+        return "every server closed the connection before the handshake (likely the server's maxClientCnxns limit on "
+               "connections from one client address; also a member without a quorum, or a TLS-only port reached "
+               "without TLS): check the server's log for \"Too many connections\"; the client keeps trying";
     }
     return "unknown zkwire.client error " + std::to_string(value);
   }
@@ -42,6 +46,7 @@ class client_errc_category_impl final : public std::error_category {
     switch (static_cast<client_errc>(value)) {
       case client_errc::connect_timeout:
       case client_errc::host_not_found:  // what the connect timeout ran into
+      case client_errc::closed_before_handshake:
         return cond == condition::timeout;
       case client_errc::invalid_connect_string:
         return cond == condition::invalid_argument;

@@ -71,6 +71,22 @@ void waiters::resolve(session_state state, std::error_code ended) {
   for (auto& [op, ec] : done) op->fail(ec, false);
 }
 
+std::size_t waiters::fail_connects(std::error_code ec) {
+  // Collected first, as in resolve.
+  std::vector<std::unique_ptr<pending_op>> done;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.kind == wait_kind::close) {
+      ++it;
+      continue;
+    }
+    if (it->second.timeout) it->second.timeout->cancel();
+    done.push_back(std::move(it->second.op));
+    it = entries_.erase(it);
+  }
+  for (auto& op : done) op->fail(ec, false);
+  return done.size();
+}
+
 void waiters::fail_all(std::error_code ec) {
   auto all = std::move(entries_);
   entries_.clear();

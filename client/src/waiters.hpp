@@ -2,6 +2,7 @@
 // The operations that wait for the session rather than for a reply: async_connect and async_new_session (until a
 // session is established, it ends, or their connect timeout passes) and async_close (until the session ended).
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -25,6 +26,9 @@ class waiters {
   // connected (success), expired, auth_failed or closed (`ended`, the engine's session_error()); close once the
   // session ended.
   void resolve(proto::session_state state, std::error_code ended);
+  // Completes every connect and new_session waiter with `ec`, with `post` false; close waiters stay. Returns how
+  // many it completed.
+  std::size_t fail_connects(std::error_code ec);
   // Completes every waiter with `ec`, posted (the client is going away).
   void fail_all(std::error_code ec);
 

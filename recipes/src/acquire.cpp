@@ -169,6 +169,8 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   asio::awaitable<std::error_code> acquire() {
     std::optional<std::vector<std::string>> children;
     std::int64_t listed_zxid = 0;  // the state `children` shows: after this transaction
+    auto first = first_session();
+    if (auto ec = co_await std::move(first)) co_return ec;
     for (;;) {
       if (a()->abandoned) co_return std::error_code{};
       if (live_client() == nullptr) co_return make_error_code(client_error::closed);
@@ -233,6 +235,21 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
       if (parked_) co_return std::error_code{};
     }
+  }
+
+  // A client that never had a session would queue our create until it gets one, however long that takes; if its
+  // servers close every connection unanswered (maxClientCnxns), the acquire ends with that cause instead
+  // (docs/protocol.md#closed-before-handshake). Any other outcome of the wait goes on as before: the create and
+  // the session checks below deal with it. A try-once acquire keeps its bound (the request timeout) and skips this.
+  asio::awaitable<std::error_code> first_session() {
+    client* c = live_client();
+    if (c == nullptr || a()->limits.try_once) co_return std::error_code{};
+    if (c->state() != session_state::not_started && c->state() != session_state::connecting) {
+      co_return std::error_code{};
+    }
+    auto connect = c->async_connect(tuple_awaitable);
+    auto [ec] = co_await std::move(connect);
+    co_return ec == client_errc::closed_before_handshake ? ec : std::error_code{};
   }
 
   struct create_outcome {

@@ -51,8 +51,14 @@ asio::awaitable<std::error_code> wait_connected(link_ptr link) {
     auto connect = c->async_connect(tuple_awaitable);
     auto [ec] = co_await std::move(connect);
     if (!ec) co_return std::error_code{};
-    // The client keeps trying after a connect timeout; keep waiting as long as the session may come back.
+    // The client keeps trying after a connect timeout; keep waiting as long as the session may come back. A client
+    // that never had a session and whose servers close every connection unanswered (maxClientCnxns) ends with that
+    // cause instead.
     if (ec == client_errc::connect_timeout) continue;
+    if (ec == client_errc::closed_before_handshake) {
+      client* now = link->get();  // the client may be gone since
+      if (now != nullptr && now->state() != session_state::connecting) continue;
+    }
     co_return ec;
   }
 }

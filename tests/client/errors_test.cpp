@@ -30,6 +30,8 @@ TEST(client_errc, every_code_has_its_category_message_and_conditions) {
       {client_errc::invalid_connect_string, {condition::invalid_argument}},
       {client_errc::already_waiting, {}},
       {client_errc::no_watch, {}},
+      {client_errc::host_not_found, {condition::timeout}},
+      {client_errc::closed_before_handshake, {condition::timeout}},
   };
   for (const auto& r : rows) {
     const std::error_code ec = r.code;

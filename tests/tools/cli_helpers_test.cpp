@@ -1,6 +1,7 @@
 // The pure helpers of the zkwire command line: argument parsing (command_parser on CLI11), values, JSON records,
 // UTF-8, base64, exit statuses and error lines (docs/cli.md).
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -410,7 +411,7 @@ TEST(CliErrors, LinesDeriveFromTheLibrarysMessages) {
         std::error_code(client_error::connection_loss), std::error_code(client_error::operation_timeout),
         std::error_code(client_error::request_too_large), std::error_code(client_error::frame_too_large),
         std::error_code(client_error::sasl_failed), std::error_code(client_errc::connect_timeout),
-        std::error_code(client_errc::host_not_found)}) {
+        std::error_code(client_errc::host_not_found), std::error_code(client_errc::closed_before_handshake)}) {
     const std::string text = describe(ec, "get");
     EXPECT_FALSE(text.empty());
     EXPECT_EQ(ec.message().rfind(text, 0), 0U) << "'" << text << "' does not open '" << ec.message() << "'";
@@ -423,6 +424,10 @@ TEST(CliErrors, LinesDeriveFromTheLibrarysMessages) {
   EXPECT_EQ(error_line("get", "no-such-host.invalid:2181", client_errc::host_not_found),
             "zkwire: get: no-such-host.invalid:2181: host name not found (CONNECTIONLOSS)");
   EXPECT_EQ(exit_status_for(client_errc::host_not_found), 4);
+  // At maxClientCnxns the line names the limit (the summary before the library's advice).
+  EXPECT_THAT(error_line("get", "127.0.0.1:2181", client_errc::closed_before_handshake),
+              ::testing::HasSubstr("maxClientCnxns"));
+  EXPECT_EQ(exit_status_for(client_errc::closed_before_handshake), 4);
 }
 
 }  // namespace

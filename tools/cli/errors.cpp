@@ -26,7 +26,10 @@ int exit_status_for(const std::error_code& ec) noexcept {
   if (proto::is_session_fatal(ec) || proto::is_connection_loss(ec) || proto::is_protocol_violation(ec)) {
     return exit_no_session;
   }
-  if (ec == client_errc::connect_timeout || ec == client_errc::host_not_found) return exit_no_session;
+  if (ec == client_errc::connect_timeout || ec == client_errc::host_not_found ||
+      ec == client_errc::closed_before_handshake) {
+    return exit_no_session;
+  }
   // The remaining server codes are refusals (NODEEXISTS, BADVERSION, NOTEMPTY, NOAUTH, ...).
   if (is_server(ec)) return exit_refused;
   // A request the client will not send (larger than the server's jute.maxbuffer) is refused before the server.
@@ -68,6 +71,7 @@ std::string error_name(const std::error_code& ec) {
     switch (static_cast<client_errc>(ec.value())) {
       case client_errc::connect_timeout:
       case client_errc::host_not_found:
+      case client_errc::closed_before_handshake:
         return "CONNECTIONLOSS";
       case client_errc::invalid_connect_string:
         return "BADARGUMENTS";

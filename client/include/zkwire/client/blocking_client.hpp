@@ -71,7 +71,9 @@ class blocking_client {
   // new_session(), close() and add_auth() wait as without it (the connect timeout applies).
   [[nodiscard]] blocking_client with_timeout(std::chrono::nanoseconds timeout) const;
 
-  // Blocks until the session is connected; throws client_errc::connect_timeout after options.connect_timeout.
+  // Blocks until the session is connected; throws client_errc::connect_timeout after options.connect_timeout, or
+  // client_errc::closed_before_handshake when the servers close every connection unanswered (maxClientCnxns; for a
+  // client that never had a session after a few rounds, not at the timeout: client::async_connect).
   void connect();
   // After expiry or auth failure starts a new session and blocks until it is connected (client::async_new_session).
   void new_session();

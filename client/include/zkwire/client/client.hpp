@@ -188,7 +188,11 @@ class client {
   // Starts the session if needed and waits until it is connected. Signature void(std::error_code):
   // client_errc::connect_timeout after options.connect_timeout (the client keeps trying in the background),
   // session_expired / auth_failed / closed if the session ended (a rejected SASL login: client_error::sasl_failed
-  // or sasl_exchange_failed, see client_options::sasl). Completes at once (posted) when connected.
+  // or sasl_exchange_failed, see client_options::sasl). Completes at once (posted) when connected. When every host
+  // closes each connection before answering the handshake (a server at its maxClientCnxns limit), the error is
+  // client_errc::closed_before_handshake instead, and a client that never had a session gets it after
+  // closed_before_handshake_rounds whole rounds of the host list, about a second for one host, rather than at the
+  // connect timeout (docs/protocol.md#closed-before-handshake).
   template <class CompletionToken>
   auto async_connect(CompletionToken&& token) {
     return asio::async_initiate<CompletionToken, void(std::error_code)>(

@@ -7,8 +7,9 @@
 // To decide on an error, compare it with a condition rather than listing codes of each category:
 //   if (ec == zkwire::condition::connection_loss) ...   // outcome unknown: read back or retry
 //   if (ec == zkwire::condition::session_ended) ...     // create a new session
-// The table of conditions is in zkwire/proto/error.hpp; client_errc::connect_timeout is a condition::timeout and
-// client_errc::invalid_connect_string a condition::invalid_argument.
+// The table of conditions is in zkwire/proto/error.hpp; client_errc::connect_timeout (and host_not_found and
+// closed_before_handshake, which name its cause) is a condition::timeout and client_errc::invalid_connect_string a
+// condition::invalid_argument.
 //
 // Thread safety: the category is an immutable singleton; use it from any thread.
 
@@ -32,7 +33,18 @@ enum class client_errc : int {
   host_switched,            // client::switch_host: the application asked for another server
   host_not_found,           // async_connect: no session within the connect timeout, and a host of the connect string
                             // could not be resolved to an address (the cause to fix, rather than connect_timeout)
+  // async_connect: every host accepted the TCP connection and closed it before sending anything, round after round
+  // (docs/protocol.md#closed-before-handshake). A server at its maxClientCnxns limit (connections from one client
+  // address) does this; so does an ensemble member that is not serving (no quorum). Reported instead of
+  // connect_timeout, and by a client that never had a session already after closed_before_handshake_rounds such
+  // rounds (client.hpp, async_connect); the client keeps trying in the background.
+  closed_before_handshake,
 };
+
+// Whole rounds of the host list in which every host closed the connection before sending anything, after which
+// async_connect of a client that never had a session fails with client_errc::closed_before_handshake rather than
+// waiting out its connect timeout (docs/protocol.md#closed-before-handshake).
+inline constexpr int closed_before_handshake_rounds = 3;
 
 const std::error_category& client_errc_category() noexcept;  // name "zkwire.client"
 

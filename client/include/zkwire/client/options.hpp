@@ -62,7 +62,8 @@ struct client_options {
   std::chrono::milliseconds session_timeout{10000};
   // async_connect gives up (client_errc::connect_timeout) when no session is established within this time.
   // 0: the session timeout (the CLI's default for --connect-timeout). The client keeps trying in the background
-  // until it is closed; a later async_connect waits again.
+  // until it is closed; a later async_connect waits again. Servers that close every connection before answering
+  // (maxClientCnxns) end the wait earlier, with client_errc::closed_before_handshake (client::async_connect).
   std::chrono::milliseconds connect_timeout{0};
   // Per host attempt (TCP connect plus handshake) before the next host is tried. 0: the engine's default,
   // max(session timeout / number of hosts, 250 ms).
