@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "described_records.hpp"
 #include "zkwire/proto/proto.hpp"
 
 namespace zkwire::proto::test {
@@ -32,9 +33,12 @@ inline std::vector<acl> sample_acls() {
 
 inline std::string binary_bytes() { return std::string("\0\x01\xff\x7f\x80 z", 7); }
 
-// samples<T>() gives several values of T; specialised per record type.
+// samples<T>() gives several values of T: hand-picked edge cases where specialised below, else values generated
+// from the record's description (described_records.hpp).
 template <class T>
-std::vector<T> samples();
+std::vector<T> samples() {
+  return generated_samples<T>();
+}
 
 template <>
 inline std::vector<no_body> samples() {
