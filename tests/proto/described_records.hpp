@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "records.hpp"
+#include "record_fields.hpp"
 #include "zkwire/proto/detail/variant.hpp"
 #include "zkwire/proto/op_traits.hpp"
 #include "zkwire/proto/proto.hpp"
@@ -168,6 +168,30 @@ template <class T>
 constexpr bool is_canonical() {
   return std::apply([](auto... field) { return (field_is_canonical<T, decltype(field)>() && ...); },
                     registry::record_fields<T>);
+}
+
+// The bytes a record may end without: its optional_at_end fields as encoded.
+template <class Record>
+std::string optional_tail_bytes(const Record& value) {
+  std::string tail;
+  jute::writer w(tail);
+  std::apply(
+      [&](auto... field) {
+        (
+            [&] {
+              if constexpr (is_optional_at_end<decltype(field)>) {
+                registry::write_field(w, value.*member_of(field));
+              }
+            }(),
+            ...);
+      },
+      registry::record_fields<Record>);
+  return tail;
+}
+
+template <class Record>
+std::size_t optional_tail_size(const Record& value) {
+  return optional_tail_bytes(value).size();
 }
 
 // Calls f(value) for `value` and for every described record inside it (fields, vector elements, multi entries'

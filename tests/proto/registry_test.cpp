@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "described_records.hpp"
-#include "record_fields.hpp"
 #include "zkwire/proto/proto.hpp"
 
 namespace zkwire::proto {
@@ -121,29 +120,10 @@ TYPED_TEST(described_record, generated_values_round_trip) {
   }
 }
 
-// Bytes a record may end without: its optional_at_end fields as encoded.
-template <class Record>
-std::size_t optional_tail_size(const Record& value) {
-  std::string tail;
-  jute::writer w(tail);
-  std::apply(
-      [&](auto... field) {
-        (
-            [&] {
-              if constexpr (test::is_optional_at_end<decltype(field)>) {
-                detail::write_field(w, value.*test::member_of(field));
-              }
-            }(),
-            ...);
-      },
-      test::registry::record_fields<Record>);
-  return tail.size();
-}
-
 TYPED_TEST(described_record, every_truncation_fails) {
   for (const TypeParam& value : test::generated_samples<TypeParam>()) {
     const std::string bytes = bytes_of(value);
-    const std::size_t may_end_at = bytes.size() - optional_tail_size(value);
+    const std::size_t may_end_at = bytes.size() - test::optional_tail_size(value);
     for (std::size_t n = 0; n < bytes.size(); ++n) {
       const std::string prefix = bytes.substr(0, n);  // own copy, so ASan sees reads past the end
       TypeParam out{};
@@ -160,7 +140,7 @@ TYPED_TEST(described_record, every_truncation_fails) {
 TYPED_TEST(described_record, emptiest_value_takes_the_fewest_bytes) {
   // Vector counts are checked against min_wire_size before anything is allocated; it must be the true minimum.
   const TypeParam empty = test::generated_record<TypeParam>(0);
-  EXPECT_EQ(bytes_of(empty).size() - optional_tail_size(empty), detail::min_wire_size<TypeParam>());
+  EXPECT_EQ(bytes_of(empty).size() - test::optional_tail_size(empty), detail::min_wire_size<TypeParam>());
 }
 
 }  // namespace
