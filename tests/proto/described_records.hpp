@@ -32,12 +32,7 @@ struct registry_types<List, std::index_sequence<I...>> {
   using type = List<registry::record_at<I>...>;
 };
 
-template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {
-  using element = T;
-};
+using registry::is_vector;
 
 // The member a described field designates, whatever its field kind.
 template <class Field>
@@ -53,13 +48,9 @@ template <class Record, class Field>
 using field_type = std::remove_cvref_t<decltype(std::declval<Record&>().*member_of(std::declval<Field>()))>;
 
 template <class Field>
-inline constexpr bool is_multi_list = false;
-template <class Member>
-inline constexpr bool is_multi_list<registry::multi_list<Member>> = true;
+inline constexpr bool is_multi_list = registry::is_multi_list<Field>::value;
 template <class Field>
-inline constexpr bool is_optional_at_end = false;
-template <class Member>
-inline constexpr bool is_optional_at_end<registry::optional_at_end<Member>> = true;
+inline constexpr bool is_optional_at_end = registry::is_optional_at_end<Field>::value;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Generated values. Variant 0 is all zero, empty and null; 1 small values; 2 extremes and binary bytes; 3 negative

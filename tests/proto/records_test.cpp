@@ -13,6 +13,7 @@
 namespace zkwire::proto {
 namespace {
 
+using test::encoded;
 using test::samples;
 using test::wire_bytes;
 
@@ -43,13 +44,6 @@ TYPED_TEST(record_round_trip, decode_overwrites_previous_contents) {
   TypeParam target = last;
   ASSERT_FALSE(decode_exact(bytes, target));
   EXPECT_EQ(target, values.front());
-}
-
-template <class T>
-std::string encoded(const T& value) {
-  std::string out;
-  EXPECT_FALSE(encode_append(out, value));
-  return out;
 }
 
 TEST(record_bytes, stat_is_68_bytes_in_field_order) {

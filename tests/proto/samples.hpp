@@ -2,6 +2,8 @@
 // Representative values of every record, including the edge cases of each field (null vs empty buffers, empty
 // vectors, negative and extreme integers, non-ASCII strings), for round-trip tests.
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -32,6 +34,14 @@ inline std::vector<acl> sample_acls() {
 }
 
 inline std::string binary_bytes() { return std::string("\0\x01\xff\x7f\x80 z", 7); }
+
+// The encoding of `value` (a failure to encode fails the test).
+template <class Record>
+std::string encoded(const Record& value) {
+  std::string out;
+  EXPECT_FALSE(encode_append(out, value));
+  return out;
+}
 
 // samples<T>() gives several values of T: hand-picked edge cases where specialised below, else values generated
 // from the record's description (described_records.hpp).
