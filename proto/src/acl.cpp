@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "record_fields.hpp"
+
 namespace zkwire::proto {
 
 acl_id::acl_id() = default;
@@ -13,37 +15,22 @@ acl::acl(std::int32_t permissions, proto::acl_id identity) : perms(permissions),
 acl::acl(std::int32_t permissions, std::string scheme_name, std::string identity)
     : perms(permissions), id(std::move(scheme_name), std::move(identity)) {}
 
-void encode(jute::writer& w, const acl_id& v) {
-  w.write_ustring(v.scheme);
-  w.write_ustring(v.id);
-}
+// The fields are described in records.hpp; encode and decode derive from them. A list's count is bounded by the
+// smallest entry before anything is allocated.
+static_assert(detail::min_wire_size<acl_id>() == min_id_size);
+static_assert(detail::min_wire_size<acl>() == min_acl_size);
 
-void decode(jute::reader& r, acl_id& v) {
-  v.scheme = r.read_ustring();
-  v.id = r.read_ustring();
-}
+void encode(jute::writer& w, const acl_id& v) { detail::encode_fields(w, v); }
 
-void encode(jute::writer& w, const acl& v) {
-  w.write_int(v.perms);
-  encode(w, v.id);
-}
+void decode(jute::reader& r, acl_id& v) { detail::decode_fields(r, v); }
 
-void decode(jute::reader& r, acl& v) {
-  v.perms = r.read_int();
-  decode(r, v.id);
-}
+void encode(jute::writer& w, const acl& v) { detail::encode_fields(w, v); }
 
-void write_acl_list(jute::writer& w, const std::vector<acl>& list) {
-  w.write_vector(list, [](jute::writer& out, const acl& a) { encode(out, a); });
-}
+void decode(jute::reader& r, acl& v) { detail::decode_fields(r, v); }
 
-void read_acl_list(jute::reader& r, std::vector<acl>& list) {
-  r.read_vector(list, min_acl_size, [](jute::reader& in) {
-    acl a;
-    decode(in, a);
-    return a;
-  });
-}
+void write_acl_list(jute::writer& w, const std::vector<acl>& list) { detail::write_field(w, list); }
+
+void read_acl_list(jute::reader& r, std::vector<acl>& list) { detail::read_field(r, list); }
 
 const std::vector<acl>& open_acl_unsafe() {
   static const std::vector<acl> list{acl{perms::all, acl_id{"world", "anyone"}}};

@@ -1,59 +1,23 @@
 #include "zkwire/proto/connect.hpp"
 
-#include <utility>
-
+#include "record_fields.hpp"
 #include "zkwire/proto/codec.hpp"
 #include "zkwire/proto/error.hpp"
 
 namespace zkwire::proto {
-namespace {
 
-// The hand-appended readOnly byte is optional: a record that ends before it reads as false.
-bool read_optional_read_only(jute::reader& r) {
-  if (!r.ok() || r.remaining() == 0) return false;
-  return r.read_bool();
-}
+// The fields are described in records.hpp, the trailing readOnly byte as optional_at_end; encode and decode derive
+// from them. The sizes with a 16-byte password follow from the description.
+static_assert(detail::min_wire_size<connect_request>() + password_length + 1 == connect_request_size);
+static_assert(detail::min_wire_size<connect_response>() + password_length + 1 == connect_response_size);
 
-std::string read_password(jute::reader& r) {
-  auto passwd = r.read_buffer();
-  return passwd ? std::move(*passwd) : std::string();
-}
+void encode(jute::writer& w, const connect_request& v) { detail::encode_fields(w, v); }
 
-}  // namespace
+void decode(jute::reader& r, connect_request& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const connect_request& v) {
-  w.write_int(v.protocol_version);
-  w.write_long(v.last_zxid_seen);
-  w.write_int(v.timeout);
-  w.write_long(v.session_id);
-  w.write_buffer(std::string_view(v.passwd));
-  w.write_bool(v.read_only);
-}
+void encode(jute::writer& w, const connect_response& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, connect_request& v) {
-  v.protocol_version = r.read_int();
-  v.last_zxid_seen = r.read_long();
-  v.timeout = r.read_int();
-  v.session_id = r.read_long();
-  v.passwd = read_password(r);
-  v.read_only = read_optional_read_only(r);
-}
-
-void encode(jute::writer& w, const connect_response& v) {
-  w.write_int(v.protocol_version);
-  w.write_int(v.timeout);
-  w.write_long(v.session_id);
-  w.write_buffer(std::string_view(v.passwd));
-  w.write_bool(v.read_only);
-}
-
-void decode(jute::reader& r, connect_response& v) {
-  v.protocol_version = r.read_int();
-  v.timeout = r.read_int();
-  v.session_id = r.read_long();
-  v.passwd = read_password(r);
-  v.read_only = read_optional_read_only(r);
-}
+void decode(jute::reader& r, connect_response& v) { detail::decode_fields(r, v); }
 
 std::error_code encode_connect_frame(std::string& out, const connect_request& request) {
   const std::size_t start = out.size();

@@ -82,7 +82,7 @@ class server_category_impl final : public std::error_category {
 
 class client_error_category_impl final : public std::error_category {
  public:
-  [[nodiscard]] const char* name() const noexcept override { return "zkwire"; }
+  [[nodiscard]] const char* name() const noexcept override { return "zkwire.proto"; }
 
   [[nodiscard]] std::string message(int value) const override {
     switch (static_cast<client_error>(value)) {
@@ -117,7 +117,7 @@ class client_error_category_impl final : public std::error_category {
         return "SASL authentication failed, the server's DIGEST-MD5 exchange was malformed or did not prove it "
                "knows the password: the session is over";
     }
-    return "unknown zkwire error " + std::to_string(value);
+    return "unknown zkwire.proto error " + std::to_string(value);
   }
 };
 
@@ -239,8 +239,9 @@ std::string error_summary(const std::error_code& ec) {
     }
     return text;
   }
+  // The client's and the recipes' categories are above this layer: known by name.
   const std::string_view category = ec.category().name();
-  if (category == "zkwire" || category == "zkwire.client" || category == "zkwire.recipes") {
+  if (ec.category() == client_error_category() || category == "zkwire.client" || category == "zkwire.recipes") {
     if (const auto at = text.find(": "); at != std::string::npos) text.resize(at);
   }
   return text;

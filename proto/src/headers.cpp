@@ -3,19 +3,11 @@
 #include "record_fields.hpp"
 
 namespace zkwire::proto {
-namespace detail {
 
-// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
-template <>
-inline constexpr auto record_fields<request_header> = std::tuple{&request_header::xid, &request_header::type};
-template <>
-inline constexpr auto record_fields<reply_header> =
-    std::tuple{&reply_header::xid, &reply_header::zxid, &reply_header::err};
-template <>
-inline constexpr auto record_fields<multi_header> =
-    std::tuple{&multi_header::type, &multi_header::done, &multi_header::err};
-
-}  // namespace detail
+// The fields are described in records.hpp; encode and decode derive from them.
+static_assert(detail::min_wire_size<request_header>() == request_header_size);
+static_assert(detail::min_wire_size<reply_header>() == reply_header_size);
+static_assert(detail::min_wire_size<multi_header>() == multi_header_size);
 
 void encode(jute::writer& w, const request_header& v) { detail::encode_fields(w, v); }
 

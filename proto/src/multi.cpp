@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "record_fields.hpp"
 #include "zkwire/proto/create_mode.hpp"
 #include "zkwire/proto/detail/variant.hpp"
 #include "zkwire/proto/error.hpp"
@@ -14,29 +15,99 @@ multi_op::multi_op() = default;
 multi_op::multi_op(op_code op, multi_op_body request) : type(op), body(std::move(request)) {}
 namespace {
 
-// The multi_op_body alternative an op type carries, or nullopt for a type that cannot appear in a multi.
-std::optional<std::size_t> op_body_index(op_code type) noexcept {
+// The op_traits column naming the body alternative of an entry: multi_op_body for ops, multi_result_body for results.
+template <class Entry>
+constexpr std::size_t op_traits::*body_column = &op_traits::multi_op_body;
+template <>
+constexpr std::size_t op_traits::*body_column<multi_result> = &op_traits::multi_result_body;
+
+// The body alternative an entry of this type carries, or nullopt for a type that cannot appear in its list.
+template <class Entry>
+std::optional<std::size_t> body_index(op_code type) noexcept {
   const op_traits* t = find_op_traits(type);
-  if (t == nullptr || t->multi_op_body == std::variant_npos) return std::nullopt;
-  return t->multi_op_body;
+  if (t == nullptr || t->*body_column<Entry> == std::variant_npos) return std::nullopt;
+  return t->*body_column<Entry>;
 }
 
-// The multi_result_body alternative a result type carries, or nullopt for a type no server sends as a result.
-std::optional<std::size_t> result_body_index(op_code type) noexcept {
-  const op_traits* t = find_op_traits(type);
-  if (t == nullptr || t->multi_result_body == std::variant_npos) return std::nullopt;
-  return t->multi_result_body;
+template <class Entry>
+bool body_fits(const Entry& entry) noexcept {
+  return body_index<Entry>(entry.type) == entry.body.index();
 }
 
-bool body_fits(const multi_op& op) noexcept { return op_body_index(op.type) == op.body.index(); }
+// Results carry an err; a failed or rolled-back one (type error) has an ErrorResponse with it instead of a body.
+template <class Entry>
+concept has_err = requires(Entry entry) {
+  entry.err;
+};
+
+// One entry of a multi list, both directions: the header {type, false, err} (err -1 for an op, the result's err for
+// a result), then the body of that type.
+template <class Entry>
+void write_entry(jute::writer& w, const Entry& v) {
+  if (!body_fits(v)) {
+    w.fail(jute::error::invalid_value);
+    return;
+  }
+  std::int32_t err = -1;
+  if constexpr (has_err<Entry>) err = v.err;
+  encode(w, multi_header{v.type, false, err});
+  if constexpr (has_err<Entry>) {
+    if (v.type == op_code::error) {
+      encode(w, error_response{v.err});
+      return;
+    }
+  }
+  std::visit([&w](const auto& body) { encode(w, body); }, v.body);
+}
+
+template <class Entry>
+void write_entries(jute::writer& w, const std::vector<Entry>& list) {
+  for (const auto& entry : list) write_entry(w, entry);
+  encode(w, multi_header{op_code::error, true, -1});
+}
+
+template <class Entry>
+void read_body(jute::reader& r, Entry& entry, const multi_header& h, std::size_t index) {
+  if constexpr (has_err<Entry>) {
+    entry.err = h.err;
+    if (entry.type == op_code::error) {
+      // The body's err is authoritative (it is what the Java client reports); the server copies it to the header.
+      error_response e;
+      decode(r, e);
+      entry.err = e.err;
+      return;
+    }
+  }
+  detail::emplace_index(entry.body, index);
+  std::visit([&r](auto& body) { decode(r, body); }, entry.body);
+}
+
+template <class Entry>
+void read_entries(jute::reader& r, std::vector<Entry>& list) {
+  list.clear();
+  for (;;) {
+    multi_header h;
+    decode(r, h);
+    // Like the Java client, any header with done set ends the list, whatever its type and err.
+    if (!r.ok() || h.done) return;
+    const auto index = body_index<Entry>(h.type);
+    if (!index) {
+      r.fail(jute::error::invalid_value);
+      return;
+    }
+    Entry entry;
+    entry.type = h.type;
+    read_body(r, entry, h, *index);
+    if (!r.ok()) return;
+    list.push_back(std::move(entry));
+  }
+}
 
 bool create_is_valid(const multi_op& op) noexcept {
   if (const auto* c = std::get_if<create_request>(&op.body)) return is_valid_create(op.type, c->flags);
   if (const auto* t = std::get_if<create_ttl_request>(&op.body)) return is_valid_create(op.type, t->flags, t->ttl);
   return true;
 }
-
-constexpr multi_header terminator{op_code::error, true, -1};
 
 }  // namespace
 
@@ -82,86 +153,29 @@ std::error_code validate(op_code op, const multi_request& request) noexcept {
   return {};
 }
 
-void encode(jute::writer& w, const multi_op& v) {
-  if (!body_fits(v)) {
-    w.fail(jute::error::invalid_value);
-    return;
-  }
-  encode(w, multi_header{v.type, false, -1});
-  std::visit([&w](const auto& body) { encode(w, body); }, v.body);
-}
+void encode(jute::writer& w, const multi_op& v) { write_entry(w, v); }
 
-void encode(jute::writer& w, const multi_request& v) {
-  for (const auto& op : v.ops) encode(w, op);
-  encode(w, terminator);
-}
+void encode(jute::writer& w, const multi_request& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, multi_request& v) {
-  v.ops.clear();
-  for (;;) {
-    multi_header h;
-    decode(r, h);
-    if (!r.ok() || h.done) return;
-    const auto index = op_body_index(h.type);
-    if (!index) {
-      r.fail(jute::error::invalid_value);
-      return;
-    }
-    multi_op op;
-    op.type = h.type;
-    detail::emplace_index(op.body, *index);
-    std::visit([&r](auto& body) { decode(r, body); }, op.body);
-    if (!r.ok()) return;
-    v.ops.push_back(std::move(op));
-  }
-}
+void decode(jute::reader& r, multi_request& v) { detail::decode_fields(r, v); }
 
-void encode(jute::writer& w, const multi_result& v) {
-  if (result_body_index(v.type) != v.body.index()) {
-    w.fail(jute::error::invalid_value);
-    return;
-  }
-  encode(w, multi_header{v.type, false, v.err});
-  if (v.type == op_code::error) {
-    encode(w, error_response{v.err});
-  } else {
-    std::visit([&w](const auto& body) { encode(w, body); }, v.body);
-  }
-}
+void encode(jute::writer& w, const multi_result& v) { write_entry(w, v); }
 
-void encode(jute::writer& w, const multi_response& v) {
-  for (const auto& result : v.results) encode(w, result);
-  encode(w, terminator);
-}
+void encode(jute::writer& w, const multi_response& v) { detail::encode_fields(w, v); }
 
-void decode(jute::reader& r, multi_response& v) {
-  v.results.clear();
-  for (;;) {
-    multi_header h;
-    decode(r, h);
-    // Like the Java client, any header with done set ends the list, whatever its type and err.
-    if (!r.ok() || h.done) return;
-    const auto index = result_body_index(h.type);
-    if (!index) {
-      r.fail(jute::error::invalid_value);
-      return;
-    }
-    multi_result result;
-    result.type = h.type;
-    result.err = h.err;
-    if (h.type == op_code::error) {
-      // The body's err is authoritative (it is what the Java client reports); the server copies it to the header.
-      error_response e;
-      decode(r, e);
-      result.err = e.err;
-    } else {
-      detail::emplace_index(result.body, *index);
-      std::visit([&r](auto& body) { decode(r, body); }, result.body);
-    }
-    if (!r.ok()) return;
-    v.results.push_back(std::move(result));
-  }
-}
+void decode(jute::reader& r, multi_response& v) { detail::decode_fields(r, v); }
+
+namespace detail {
+
+void write_multi_list(jute::writer& w, const std::vector<multi_op>& ops) { write_entries(w, ops); }
+
+void read_multi_list(jute::reader& r, std::vector<multi_op>& ops) { read_entries(r, ops); }
+
+void write_multi_list(jute::writer& w, const std::vector<multi_result>& results) { write_entries(w, results); }
+
+void read_multi_list(jute::reader& r, std::vector<multi_result>& results) { read_entries(r, results); }
+
+}  // namespace detail
 
 std::optional<std::size_t> first_error_index(const multi_response& response) noexcept {
   constexpr auto runtime_inconsistency = static_cast<std::int32_t>(server_error::runtime_inconsistency);

@@ -1,11 +1,13 @@
 #pragma once
-// A Jute record described once: its fields in wire order, as a tuple of member pointers (record_fields<Record>).
-// Both directions derive from that one list (encode_fields, decode_fields) by each field's C++ type:
+// Encode and decode of a described record (records.hpp), derived from its fields in wire order (record_fields<R>).
+// Both directions follow that one list (encode_fields, decode_fields) by each field's C++ type:
 //   std::string                  ustring (a buffer that is never null, such as an auth blob, has the same encoding)
 //   std::optional<std::string>   buffer, a null kept as nullopt
 //   bool, std::int32_t, std::int64_t   boolean, int, long; an enum is its int
-//   std::vector<std::string>     vector of ustrings;  std::vector<acl>: the ACL list (acl.hpp)
-//   std::vector<Record>          vector of a described record;  anything else: a record with encode/decode of its own
+//   std::vector<std::string>     vector of ustrings
+//   std::vector<Record>          vector of a described record (an ACL list is one)
+//   anything else                a record with encode/decode of its own
+// and by the two field kinds of records.hpp: optional_at_end (may be missing at the end) and multi_list.
 // Decoding stays bounded and non-throwing: the reader checks every length and count before allocating, and its
 // errors are sticky (zkwire/jute/reader.hpp).
 
@@ -17,15 +19,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "records.hpp"
 #include "zkwire/jute/reader.hpp"
 #include "zkwire/jute/writer.hpp"
-#include "zkwire/proto/acl.hpp"
 
 namespace zkwire::proto::detail {
 
-// Specialised in the file of each record's encode and decode; a record without one does not compile.
-template <class Record>
-inline constexpr auto record_fields = nullptr;
+// Multi lists, one per direction (multi.cpp).
+void write_multi_list(jute::writer& w, const std::vector<multi_op>& ops);
+void read_multi_list(jute::reader& r, std::vector<multi_op>& ops);
+void write_multi_list(jute::writer& w, const std::vector<multi_result>& results);
+void read_multi_list(jute::reader& r, std::vector<multi_result>& results);
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -36,6 +40,15 @@ struct is_vector<std::vector<T>> : std::true_type {
 
 template <class Record>
 constexpr std::size_t min_wire_size();
+
+template <class Field>
+struct is_optional_at_end : std::false_type {};
+template <class Member>
+struct is_optional_at_end<optional_at_end<Member>> : std::true_type {};
+template <class Field>
+struct is_multi_list : std::false_type {};
+template <class Member>
+struct is_multi_list<multi_list<Member>> : std::true_type {};
 
 // The fewest bytes a field of type T takes on the wire (a vector's count bounds the allocation by it).
 template <class T>
@@ -52,14 +65,21 @@ constexpr std::size_t min_field_size() {
   }
 }
 
+template <class Record, class Field>
+constexpr std::size_t min_described_size(Field field) {
+  if constexpr (is_optional_at_end<Field>::value) {
+    return 0;
+  } else if constexpr (is_multi_list<Field>::value) {
+    return multi_header_size;  // the terminator
+  } else {
+    return min_field_size<std::remove_cvref_t<decltype(std::declval<Record&>().*field)>>();
+  }
+}
+
 template <class Record>
 constexpr std::size_t min_wire_size() {
-  return std::apply(
-      [](auto... member) {
-        return (std::size_t{0} + ... +
-                min_field_size<std::remove_cvref_t<decltype(std::declval<Record&>().*member)>>());
-      },
-      record_fields<Record>);
+  return std::apply([](auto... field) { return (std::size_t{0} + ... + min_described_size<Record>(field)); },
+                    record_fields<Record>);
 }
 
 template <class T>
@@ -77,8 +97,6 @@ void write_field(jute::writer& w, const T& v) {
   } else if constexpr (std::is_enum_v<T>) {
     static_assert(sizeof(T) == sizeof(std::int32_t), "an enum field is a Jute int");
     w.write_int(static_cast<std::int32_t>(v));
-  } else if constexpr (std::is_same_v<T, std::vector<acl>>) {
-    write_acl_list(w, v);
   } else if constexpr (is_vector<T>::value) {
     w.write_vector(v, [](jute::writer& out, const auto& element) { write_field(out, element); });
   } else {
@@ -101,8 +119,6 @@ void read_field(jute::reader& r, T& v) {
   } else if constexpr (std::is_enum_v<T>) {
     static_assert(sizeof(T) == sizeof(std::int32_t), "an enum field is a Jute int");
     v = static_cast<T>(r.read_int());
-  } else if constexpr (std::is_same_v<T, std::vector<acl>>) {
-    read_acl_list(r, v);
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
     v = r.read_ustring_vector();
   } else if constexpr (is_vector<T>::value) {
@@ -117,14 +133,42 @@ void read_field(jute::reader& r, T& v) {
   }
 }
 
+template <class Record, class Field>
+void write_described(jute::writer& w, const Record& v, Field field) {
+  if constexpr (is_optional_at_end<Field>::value) {
+    write_field(w, v.*field.member);
+  } else if constexpr (is_multi_list<Field>::value) {
+    write_multi_list(w, v.*field.member);
+  } else {
+    write_field(w, v.*field);
+  }
+}
+
+template <class Record, class Field>
+void read_described(jute::reader& r, Record& v, Field field) {
+  if constexpr (is_optional_at_end<Field>::value) {
+    using type = std::remove_cvref_t<decltype(v.*field.member)>;
+    // Read only when a byte is left: a record that ends right before the field leaves it at its default.
+    if (!r.ok() || r.remaining() == 0) {
+      v.*field.member = type{};
+    } else {
+      read_field(r, v.*field.member);
+    }
+  } else if constexpr (is_multi_list<Field>::value) {
+    read_multi_list(r, v.*field.member);
+  } else {
+    read_field(r, v.*field);
+  }
+}
+
 template <class Record>
 void encode_fields(jute::writer& w, const Record& v) {
-  std::apply([&](auto... member) { (write_field(w, v.*member), ...); }, record_fields<Record>);
+  std::apply([&](auto... field) { (write_described(w, v, field), ...); }, record_fields<Record>);
 }
 
 template <class Record>
 void decode_fields(jute::reader& r, Record& v) {
-  std::apply([&](auto... member) { (read_field(r, v.*member), ...); }, record_fields<Record>);
+  std::apply([&](auto... field) { (read_described(r, v, field), ...); }, record_fields<Record>);
 }
 
 }  // namespace zkwire::proto::detail

@@ -3,57 +3,8 @@
 #include "record_fields.hpp"
 
 namespace zkwire::proto {
-namespace detail {
 
-// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
-template <>
-inline constexpr auto record_fields<create_request> =
-    std::tuple{&create_request::path, &create_request::data, &create_request::acl, &create_request::flags};
-template <>
-inline constexpr auto record_fields<create_ttl_request> =
-    std::tuple{&create_ttl_request::path, &create_ttl_request::data, &create_ttl_request::acl,
-               &create_ttl_request::flags, &create_ttl_request::ttl};
-template <>
-inline constexpr auto record_fields<delete_request> = std::tuple{&delete_request::path, &delete_request::version};
-template <>
-inline constexpr auto record_fields<exists_request> = std::tuple{&exists_request::path, &exists_request::watch};
-template <>
-inline constexpr auto record_fields<get_data_request> = std::tuple{&get_data_request::path, &get_data_request::watch};
-template <>
-inline constexpr auto record_fields<set_data_request> =
-    std::tuple{&set_data_request::path, &set_data_request::data, &set_data_request::version};
-template <>
-inline constexpr auto record_fields<get_acl_request> = std::tuple{&get_acl_request::path};
-template <>
-inline constexpr auto record_fields<set_acl_request> =
-    std::tuple{&set_acl_request::path, &set_acl_request::acl, &set_acl_request::version};
-template <>
-inline constexpr auto record_fields<get_children_request> =
-    std::tuple{&get_children_request::path, &get_children_request::watch};
-template <>
-inline constexpr auto record_fields<get_children2_request> =
-    std::tuple{&get_children2_request::path, &get_children2_request::watch};
-template <>
-inline constexpr auto record_fields<sync_request> = std::tuple{&sync_request::path};
-template <>
-inline constexpr auto record_fields<check_version_request> =
-    std::tuple{&check_version_request::path, &check_version_request::version};
-template <>
-inline constexpr auto record_fields<reconfig_request> =
-    std::tuple{&reconfig_request::joining_servers, &reconfig_request::leaving_servers, &reconfig_request::new_members,
-               &reconfig_request::cur_config_id};
-template <>
-inline constexpr auto record_fields<auth_packet> =
-    std::tuple{&auth_packet::type, &auth_packet::scheme, &auth_packet::auth};
-template <>
-inline constexpr auto record_fields<get_ephemerals_request> = std::tuple{&get_ephemerals_request::prefix_path};
-template <>
-inline constexpr auto record_fields<get_all_children_number_request> =
-    std::tuple{&get_all_children_number_request::path};
-template <>
-inline constexpr auto record_fields<get_sasl_request> = std::tuple{&get_sasl_request::token};
-
-}  // namespace detail
+// Each record's fields are described once, in records.hpp; encode and decode derive from them.
 
 void encode(jute::writer& w, const create_request& v) { detail::encode_fields(w, v); }
 

@@ -3,15 +3,9 @@
 #include "record_fields.hpp"
 
 namespace zkwire::proto {
-namespace detail {
 
-// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
-template <>
-inline constexpr auto record_fields<stat> = std::tuple{
-    &stat::czxid,    &stat::mzxid,           &stat::ctime,       &stat::mtime,        &stat::version, &stat::cversion,
-    &stat::aversion, &stat::ephemeral_owner, &stat::data_length, &stat::num_children, &stat::pzxid};
-
-}  // namespace detail
+// The fields are described in records.hpp; encode and decode derive from them.
+static_assert(detail::min_wire_size<stat>() == stat_size);
 
 void encode(jute::writer& w, const stat& v) { detail::encode_fields(w, v); }
 

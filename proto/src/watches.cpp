@@ -5,29 +5,8 @@
 #include "zkwire/proto/responses.hpp"
 
 namespace zkwire::proto {
-namespace detail {
 
-// Each record's fields in wire order (record_fields.hpp derives encode and decode from them).
-template <>
-inline constexpr auto record_fields<watcher_event> =
-    std::tuple{&watcher_event::type, &watcher_event::state, &watcher_event::path};
-template <>
-inline constexpr auto record_fields<set_watches> = std::tuple{&set_watches::relative_zxid, &set_watches::data_watches,
-                                                              &set_watches::exist_watches, &set_watches::child_watches};
-template <>
-inline constexpr auto record_fields<set_watches2> = std::tuple{
-    &set_watches2::relative_zxid, &set_watches2::data_watches,       &set_watches2::exist_watches,
-    &set_watches2::child_watches, &set_watches2::persistent_watches, &set_watches2::persistent_recursive_watches};
-template <>
-inline constexpr auto record_fields<check_watches_request> =
-    std::tuple{&check_watches_request::path, &check_watches_request::type};
-template <>
-inline constexpr auto record_fields<remove_watches_request> =
-    std::tuple{&remove_watches_request::path, &remove_watches_request::type};
-template <>
-inline constexpr auto record_fields<add_watch_request> = std::tuple{&add_watch_request::path, &add_watch_request::mode};
-
-}  // namespace detail
+// Each record's fields are described once, in records.hpp; encode and decode derive from them.
 
 std::string_view event_type_name(event_type type) noexcept {
   switch (type) {

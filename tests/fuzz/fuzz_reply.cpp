@@ -13,7 +13,8 @@
 //     the 16 header bytes.
 //  4. err == 0: the body is the alternative response_body_index(op) names. Re-encoding (encode_reply_frame) gives
 //     a frame with a correct length prefix and a payload of the input's size that decodes to an equal reply and
-//     re-encodes to itself. For bodies without strings or vectors the bytes are the input's; otherwise they
+//     re-encodes to itself. For canonical bodies (is_canonical(), derived from the record's description: no string
+//     or vector at any depth) the bytes are the input's; otherwise they
 //     differ only where a null string or vector (-1) was read as empty (written as 0). Multi replies are checked
 //     for size and round trip only: the terminator header and an error result's header err are not kept.
 //  5. The statically typed decode_reply(payload, header, body) agrees with the dynamic one: same error, same value.
@@ -27,6 +28,7 @@
 #include <utility>
 #include <variant>
 
+#include "described_records.hpp"
 #include "fuzz_check.hpp"
 #include "zkwire/proto/message.hpp"
 
@@ -45,14 +47,6 @@ Variant make_alternative(std::size_t index) {
   (std::make_index_sequence<std::variant_size_v<Variant>>{});
   return v;
 }
-
-// Bodies whose encoding is canonical: no string or vector that could have been null.
-template <class Body>
-constexpr bool canonical_body =
-    std::is_same_v<Body, proto::no_body> || std::is_same_v<Body, proto::exists_response> ||
-    std::is_same_v<Body, proto::get_data_response> || std::is_same_v<Body, proto::set_data_response> ||
-    std::is_same_v<Body, proto::set_acl_response> || std::is_same_v<Body, proto::get_all_children_number_response> ||
-    std::is_same_v<Body, proto::set_sasl_response> || std::is_same_v<Body, proto::error_response>;
 
 std::string encode_reply(const proto::reply& rep) {
   std::string frame = "ab";  // encoders append: what was there stays
@@ -125,7 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   std::visit(
       [&](const auto& body) {
         using body_type = std::decay_t<decltype(body)>;
-        if constexpr (canonical_body<body_type>) {
+        if constexpr (proto::test::is_canonical<body_type>()) {
           ZKWIRE_FUZZ_CHECK(encoded == payload);
         } else if constexpr (!std::is_same_v<body_type, proto::multi_response>) {
           ZKWIRE_FUZZ_CHECK(zkwire::fuzz::differs_only_by_nulls(payload, encoded));

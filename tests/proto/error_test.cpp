@@ -95,13 +95,13 @@ TEST(client_errors, category_and_messages) {
       client_error::invalid_path,      client_error::invalid_argument};
   for (client_error e : all) {
     const std::error_code ec = e;
-    EXPECT_STREQ(ec.category().name(), "zkwire");
+    EXPECT_STREQ(ec.category().name(), "zkwire.proto");
     EXPECT_FALSE(ec.message().empty());
-    EXPECT_EQ(ec.message().find("unknown zkwire error"), std::string::npos) << ec.message();
+    EXPECT_EQ(ec.message().find("unknown zkwire.proto error"), std::string::npos) << ec.message();
   }
   EXPECT_EQ(std::error_code(client_error::connection_loss).message(),
             "connection lost, outcome unknown: the request may or may not have been applied; read back or retry");
-  EXPECT_EQ(std::error_code(99, client_error_category()).message(), "unknown zkwire error 99");
+  EXPECT_EQ(std::error_code(99, client_error_category()).message(), "unknown zkwire.proto error 99");
 }
 
 // A message is "<summary>: <advice>" (a server code's with its name after the summary); error_summary() is the

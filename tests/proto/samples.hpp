@@ -2,11 +2,14 @@
 // Representative values of every record, including the edge cases of each field (null vs empty buffers, empty
 // vectors, negative and extreme integers, non-ASCII strings), for round-trip tests.
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "described_records.hpp"
 #include "zkwire/proto/proto.hpp"
 
 namespace zkwire::proto::test {
@@ -32,9 +35,20 @@ inline std::vector<acl> sample_acls() {
 
 inline std::string binary_bytes() { return std::string("\0\x01\xff\x7f\x80 z", 7); }
 
-// samples<T>() gives several values of T; specialised per record type.
+// The encoding of `value` (a failure to encode fails the test).
+template <class Record>
+std::string encoded(const Record& value) {
+  std::string out;
+  EXPECT_FALSE(encode_append(out, value));
+  return out;
+}
+
+// samples<T>() gives several values of T: hand-picked edge cases where specialised below, else values generated
+// from the record's description (described_records.hpp).
 template <class T>
-std::vector<T> samples();
+std::vector<T> samples() {
+  return generated_samples<T>();
+}
 
 template <>
 inline std::vector<no_body> samples() {

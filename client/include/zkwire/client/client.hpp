@@ -38,7 +38,7 @@
 // Errors
 //   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
 //   node_exists, bad_version, not_empty, no_auth, invalid_acl, bad_arguments, ...); conditions detected by the
-//   engine in the "zkwire" category (client_error::connection_loss, cancelled, closed, session_expired,
+//   engine in the "zkwire.proto" category (client_error::connection_loss, cancelled, closed, session_expired,
 //   invalid_path, invalid_argument, ...); and client_errc for the few conditions of this layer. To decide on an
 //   error, compare it with a zkwire::condition: `ec == zkwire::condition::connection_loss` (outcome unknown),
 //   session_ended, timeout, cancelled, ... (the table is in zkwire/proto/error.hpp).

@@ -1,8 +1,8 @@
 #pragma once
 // Errors of the Asio client layer: client_errc (category "zkwire.client", client_errc_category()), the few
 // conditions only this layer knows about. Operation results use proto's two categories (zkwire/proto/error.hpp):
-// "zookeeper" for server codes with their wire values (server_error) and "zkwire" for what zkwire detects on the
-// client side (client_error: connection loss, cancelled, closed, expired, invalid path, ...).
+// "zookeeper" for server codes with their wire values (server_error) and "zkwire.proto" for what zkwire detects on
+// the client side (client_error: connection loss, cancelled, closed, expired, invalid path, ...).
 //
 // To decide on an error, compare it with a condition rather than listing codes of each category:
 //   if (ec == zkwire::condition::connection_loss) ...   // outcome unknown: read back or retry

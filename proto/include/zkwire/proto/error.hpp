@@ -3,8 +3,8 @@
 //  - "zookeeper" (server_category()): codes the server sends in ReplyHeader.err or multi results, with their wire
 //    values (docs/protocol.md#error-codes). A value missing from server_error still converts; its
 //    message is "unknown ZooKeeper error N".
-//  - "zkwire" (client_error_category()): client_error, what zkwire itself detects on the client side (connection
-//    loss, timeouts, malformed frames, bad arguments), whatever layer reports it.
+//  - "zkwire.proto" (client_error_category()): client_error, what zkwire itself detects on the client side
+//    (connection loss, timeouts, malformed frames, bad arguments), whatever layer reports it.
 // Decoders may also return zkwire::jute errors (category "zkwire.jute") for malformed records; all of those mean
 // the peer broke the protocol, see is_protocol_violation(). The Asio client adds a few of its own
 // (zkwire::client_errc, category "zkwire.client", zkwire/client/errors.hpp).
@@ -102,7 +102,7 @@ enum class condition : int {
 };
 
 const std::error_category& server_category() noexcept;        // name "zookeeper", server_error
-const std::error_category& client_error_category() noexcept;  // name "zkwire", client_error
+const std::error_category& client_error_category() noexcept;  // name "zkwire.proto", client_error
 const std::error_category& condition_category() noexcept;     // name "zkwire.condition", condition
 
 inline std::error_code make_error_code(server_error e) noexcept { return {static_cast<int>(e), server_category()}; }
@@ -120,7 +120,7 @@ inline std::error_code error_from_wire(std::int32_t err) noexcept {
   return {static_cast<int>(err), server_category()};
 }
 
-// Messages: those of zkwire's categories ("zookeeper", "zkwire", "zkwire.client", "zkwire.recipes") say what
+// Messages: those of zkwire's categories ("zookeeper", "zkwire.proto", "zkwire.client", "zkwire.recipes") say what
 // happened, then what to do: "<summary>: <advice>", the server's with the code's name after the summary
 // ("node does not exist (NONODE): create it or its parent first, or check the path"). error_summary() is the
 // summary alone, for a one-line report that names the code itself (the CLI's error lines); for other categories it

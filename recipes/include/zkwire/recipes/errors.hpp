@@ -1,7 +1,7 @@
 #pragma once
 // Errors of the lock recipes (category "zkwire.recipes"). Operations of the recipes also pass on the client's
 // codes unchanged: server codes ("zookeeper": no_auth, invalid_acl, ...), session and request conditions
-// ("zkwire": session_expired, closed, cancelled, invalid_path, ...).
+// ("zkwire.proto": session_expired, closed, cancelled, invalid_path, ...).
 //
 // Thread safety: the category is an immutable singleton; use it from any thread.
 
