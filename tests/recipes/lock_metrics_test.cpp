@@ -34,7 +34,7 @@ using namespace std::chrono_literals;
 
 class lock_metrics_test : public test::standalone_test {
  protected:
-  std::string dir() const { return root() + "/locks/job"; }
+  [[nodiscard]] std::string dir() const { return root() + "/locks/job"; }
 };
 
 // What the observer saw, by event (it runs on the client's executor: the test's thread).
@@ -218,6 +218,7 @@ TEST_F(lock_metrics_test, BlockingLockMetricsAreReadFromAnotherThread) {
       EXPECT_LE(s.releases, s.acquisitions);
       EXPECT_LE(all.releases, all.acquisitions);
       reads.fetch_add(1);
+      std::this_thread::yield();
     }
   });
   // The reader is reading before the first record, and still when the last release is recorded.
