@@ -7,9 +7,11 @@
 
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/cancellation_signal.hpp>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lock_test_support.hpp"
@@ -32,7 +34,7 @@ using namespace std::chrono_literals;
 
 class lock_metrics_test : public test::standalone_test {
  protected:
-  std::string dir() const { return root() + "/locks/job"; }
+  [[nodiscard]] std::string dir() const { return root() + "/locks/job"; }
 };
 
 // What the observer saw, by event (it runs on the client's executor: the test's thread).
@@ -196,8 +198,10 @@ TEST_F(lock_metrics_test, SemaphoreCountsAcquisitionsTimeoutsAndReleases) {
   EXPECT_EQ(second.metrics()->snapshot().timeouts, 1U);
 }
 
-// A blocking_lock's metrics, read from the test's thread while the client's loop thread records: the snapshot is
-// taken under the metrics' mutex (this test under TSan would flag a plain read).
+// A blocking_lock's metrics, read by a thread of their own all the while the client's loop thread records them: a
+// snapshot is taken under the metrics' mutex. Nothing orders that thread's reads after the loop thread's writes,
+// so a snapshot without the mutex is a data race, which ThreadSanitizer reports (CI runs this file in its tsan
+// tree, tests/threads).
 TEST_F(lock_metrics_test, BlockingLockMetricsAreReadFromAnotherThread) {
   blocking_client c(test::client_options_for(connect_string(), 10s));
   c.connect();
@@ -205,10 +209,28 @@ TEST_F(lock_metrics_test, BlockingLockMetricsAreReadFromAnotherThread) {
   recipes::lock_options options;
   options.metrics = shared;
   recipes::blocking_lock job(c, dir(), options);
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> reads{0};
+  std::thread reader([&] {
+    while (!stop.load()) {
+      const auto s = job.metrics()->snapshot();
+      const auto all = shared->snapshot();
+      EXPECT_LE(s.releases, s.acquisitions);
+      EXPECT_LE(all.releases, all.acquisitions);
+      reads.fetch_add(1);
+      std::this_thread::yield();
+    }
+  });
+  // The reader is reading before the first record, and still when the last release is recorded.
+  EXPECT_TRUE(test::eventually([&] { return reads.load() > 0; }, 10s, "the reader's first snapshot"));
   for (int i = 0; i < 3; ++i) {
     const std::unique_lock hold(job);
     EXPECT_EQ(job.metrics()->snapshot().acquisitions, static_cast<std::uint64_t>(i + 1));
   }
+  const auto before_stop = reads.load();
+  EXPECT_TRUE(test::eventually([&] { return reads.load() > before_stop; }, 10s, "a snapshot after the last release"));
+  stop = true;
+  reader.join();
   const auto all = shared->snapshot();
   EXPECT_EQ(all.acquisitions, 3U);
   EXPECT_EQ(all.releases, 3U);

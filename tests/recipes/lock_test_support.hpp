@@ -1,6 +1,6 @@
 #pragma once
 // Helpers for the lock recipe integration tests: clients on a test-owned io_context, directory listings, and the
-// server's watch table (wchp) as a map.
+// server's watch table (wchp) as a map (support/watch_table.hpp).
 
 #include <gtest/gtest.h>
 
@@ -11,15 +11,14 @@
 #include <chrono>
 #include <functional>
 #include <future>
-#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "client_test_support.hpp"
+#include "support/watch_table.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire/recipes/recipes.hpp"
 
@@ -84,25 +83,6 @@ inline void run_all(asio::io_context& io, std::vector<asio::awaitable<void>> tas
     }
   }
   for (auto& f : futures) f.get();
-}
-
-// wchp: watched path -> sessions watching it.
-inline std::map<std::string, std::vector<std::string>> parse_wchp(const std::string& text) {
-  std::map<std::string, std::vector<std::string>> out;
-  std::istringstream in(text);
-  std::string line;
-  std::string current;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    if (line.front() == '/') {
-      current = line;
-      out[current];
-    } else {
-      const auto start = line.find("0x");
-      if (start != std::string::npos && !current.empty()) out[current].push_back(line.substr(start));
-    }
-  }
-  return out;
 }
 
 inline std::string name_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }

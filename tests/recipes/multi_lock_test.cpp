@@ -132,6 +132,47 @@ TEST_F(multi_lock_test, CancellationWhileWaitingGivesEverythingBack) {
   }());
 }
 
+// A is taken, then lost (another client deletes our node there) while we wait behind the holder of B. When B comes
+// to us we do not hold both: the acquire fails with lock_lost, the multi_lock is released (not held, not lost), and
+// the node it got under B is given back too, so nothing of ours is left under either.
+TEST_F(multi_lock_test, MemberLostWhileWaitingForALaterOneFailsAndGivesEverythingBack) {
+  asio::io_context io;
+  auto holder_client = test::new_client(io, connect_string());
+  auto c = test::new_client(io, connect_string());
+  lock holder(*holder_client, b());
+  multi_lock m(*c, {a(), b()});
+  std::error_code result = make_error_code(lock_errc::not_held);
+  bool done = false;
+  run_co(io, [&]() -> asio::awaitable<void> {
+    co_await holder.async_acquire(5s, use_awaitable);
+    m.async_acquire(30s, [&](std::error_code ec) {
+      result = ec;
+      done = true;
+    });
+    // Waiting: our node under A (held) and behind the holder's under B.
+    EXPECT_TRUE(co_await test::wait_for_children(*holder_client, a(), 1));
+    EXPECT_TRUE(co_await test::wait_for_children(*holder_client, b(), 2));
+    ZKWIRE_CO_ASSERT(m.member(a())->owns_lock());
+    const std::string a_node = m.member(a())->node_path();
+    co_await holder_client->async_remove(a_node, any_version, use_awaitable);
+    // A's loss is seen (by A's own watch) before B comes free: B is then granted with A already gone.
+    EXPECT_TRUE(co_await test::co_eventually([&] { return m.member(a())->state() == lock_state::lost; }));
+    co_await holder.async_release(use_awaitable);
+    EXPECT_TRUE(co_await test::co_eventually([&] { return done; }));
+    EXPECT_EQ(result, lock_errc::lock_lost);
+    EXPECT_EQ(m.state(), lock_state::released);
+    EXPECT_FALSE(m.owns_lock());
+    EXPECT_TRUE(co_await test::wait_for_children(*holder_client, a(), 0));
+    EXPECT_TRUE(co_await test::wait_for_children(*holder_client, b(), 0));
+    EXPECT_EQ(co_await test::children_of(*holder_client, a()), std::vector<std::string>{});
+    EXPECT_EQ(co_await test::children_of(*holder_client, b()), std::vector<std::string>{});
+    // Usable again: both taken.
+    co_await m.async_acquire(5s, use_awaitable);
+    EXPECT_TRUE(m.owns_lock());
+    co_await m.async_release(use_awaitable);
+  }());
+}
+
 // Someone deletes our node under B: the multi_lock is lost (listener, wait_lost, lost_slot), and A is given back.
 TEST_F(multi_lock_test, LosingOneMemberLosesTheWhole) {
   asio::io_context io;
