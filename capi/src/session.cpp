@@ -13,6 +13,7 @@
 
 #include "logging.hpp"
 #include "ops.hpp"
+#include "session.hpp"
 #include "zkwire/client/tls_options.hpp"
 
 namespace zkwire::capi {
@@ -99,8 +100,10 @@ void on_state(zhandle_t* zh, const zkwire::state_event& e) {
   });
 }
 
+}  // namespace
+
 zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid, void* context,
-                       int flags, log_callback_fn log_callback, std::optional<zkwire::tls_options> tls) {
+                       int flags, log_callback_fn log_callback, session_setup setup) {
   if (host == nullptr) {
     errno = EINVAL;
     return nullptr;
@@ -130,7 +133,8 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     options.resume_session_password.assign(clientid->passwd, sizeof clientid->passwd);
     zh->client_id = *clientid;
   }
-  options.tls = std::move(tls);
+  options.tls = std::move(setup.tls);
+  options.sasl = std::move(setup.sasl);
   zhandle_t* raw = zh.get();
   options.logger = [raw](zkwire::log_level level, std::string_view message) {
     log_line(raw, level_of(level), "zkwire", 0, message);
@@ -143,7 +147,19 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     return nullptr;
   }
   zh->client->set_state_listener([raw](const zkwire::state_event& e) { on_state(raw, e); });
-  zh->client->async_connect([](std::error_code) {});  // the session starts; the watcher hears of it
+  if (setup.refused.empty()) {
+    zh->client->async_connect([](std::error_code) {});  // the session starts; the watcher hears of it
+  } else {
+    // The SASL login cannot even start (zookeeper_init_sasl): the session fails as one the server refused, without
+    // a connection.
+    log_line(raw, ZOO_LOG_LEVEL_ERROR, __func__, __LINE__, "SASL authentication failed: " + setup.refused);
+    zh->state = ZOO_AUTH_FAILED_STATE;
+    zh->unrecoverable = true;
+    deliver(raw, [raw] {
+      watcher_fn global = raw->watcher;
+      if (global != nullptr) global(raw, ZOO_SESSION_EVENT, ZOO_AUTH_FAILED_STATE, "", raw->context);
+    });
+  }
   zh->io_work.emplace(zh->io.get_executor());
   log_line(raw, ZOO_LOG_LEVEL_INFO, __func__, __LINE__,
            "initiating client connection, host=" + raw->hosts_text + " sessionTimeout=" + std::to_string(recv_timeout) +
@@ -162,6 +178,8 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
   }
   return zh.release();
 }
+
+namespace {
 
 // "ca,cert,key[,password]" of zookeeper_init_ssl.
 bool parse_cert(const char* cert, zkwire::tls_options& out) {
@@ -196,12 +214,12 @@ extern "C" {
 
 ZOOAPI zhandle_t* zookeeper_init(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
                                  void* context, int flags) {
-  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, std::nullopt);
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, {});
 }
 
 ZOOAPI zhandle_t* zookeeper_init2(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
                                   void* context, int flags, log_callback_fn log_callback) {
-  return init_handle(host, fn, recv_timeout, clientid, context, flags, log_callback, std::nullopt);
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, log_callback, {});
 }
 
 ZOOAPI zhandle_t* zookeeper_init_ssl(const char* host, const char* cert, watcher_fn fn, int recv_timeout,
@@ -211,7 +229,9 @@ ZOOAPI zhandle_t* zookeeper_init_ssl(const char* host, const char* cert, watcher
     errno = EINVAL;
     return nullptr;
   }
-  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, std::move(tls));
+  session_setup setup;
+  setup.tls = std::move(tls);
+  return init_handle(host, fn, recv_timeout, clientid, context, flags, nullptr, std::move(setup));
 }
 
 ZOOAPI void close_zsock(zsock_t* /*zsock*/) {}  // the library keeps no zsock_t of the application's

@@ -16,8 +16,9 @@ fi
 # Not provided: the single-threaded API's event loop (out of scope) and the C client's internal auth lock, which no
 # header declares.
 only_debian='zookeeper_interest zookeeper_process zoo_lock_auth zoo_unlock_auth'
-# Provided beyond Debian's build: declared by the C client's header for its TLS builds, which Debian does not make.
-only_ours='zookeeper_init_ssl close_zsock'
+# Provided beyond Debian's build: declared by the C client's header for its TLS and Cyrus SASL builds, which Debian
+# does not make.
+only_ours='zookeeper_init_ssl close_zsock zookeeper_init_sasl zoo_sasl_make_basic_callbacks'
 
 list() {  # "name kind size" per exported symbol; size only for data
   nm -D -S --defined-only "$1" | awk '{

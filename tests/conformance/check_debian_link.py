@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""The guard of the C-vs-zkwire comparisons: every program given here, which links Debian's libzookeeper_mt, must
-load Debian's library when started plainly, also in a tree that builds zkwire's libzookeeper_mt.so.2 (a RUNPATH or
-link path that reached zkwire's would make each comparison measure zkwire against itself).
+"""capi_debian_link_guard, the one check of which libzookeeper_mt.so.2 a program loads: every program given here,
+which links Debian's libzookeeper_mt, must load Debian's library when started plainly, also in a tree that builds
+zkwire's (a RUNPATH or link path that reached zkwire's would make each C-vs-zkwire comparison measure zkwire against
+itself), and zkwire's when LD_LIBRARY_PATH names zkwire's directory (how docs/libzookeeper.md moves a program).
 
   check_debian_link.py --debian-lib FILE [--zkwire-lib FILE] PROGRAM...
 
-Checked three ways per program: what ldd resolves libzookeeper_mt.so.2 to, what the dynamic loader reports it
-initialized when the program starts (LD_DEBUG=libs; the program is given --help and may fail after loading), and
-that no RPATH/RUNPATH entry names a directory holding another libzookeeper_mt.so.2. With --zkwire-lib, zkwire's
-library must exist (the tree builds it), so the guard runs in the situation it is for."""
+Started plainly, checked three ways per program: what ldd resolves libzookeeper_mt.so.2 to, what the dynamic loader
+reports it initialized when the program starts (LD_DEBUG=libs; the program is given --help and may fail after
+loading), and that no RPATH/RUNPATH entry names a directory holding another libzookeeper_mt.so.2. With --zkwire-lib,
+zkwire's library must exist (the tree builds it), so the guard runs in the situation it is for, and ldd with
+LD_LIBRARY_PATH=<its directory> must resolve to it (ldd only: zkwire's library may be an ASan build, which a program
+without the runtime cannot start). A program given that does not exist is a failure."""
 
 import argparse
 import os
@@ -18,8 +21,11 @@ import sys
 import tempfile
 
 
-def ldd_resolution(program):
-    output = subprocess.run(["ldd", program], capture_output=True, text=True, check=False).stdout
+def ldd_resolution(program, library_path=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    if library_path:
+        env["LD_LIBRARY_PATH"] = library_path
+    output = subprocess.run(["ldd", program], env=env, capture_output=True, text=True, check=False).stdout
     paths = re.findall(r"libzookeeper_mt\.so\.2 => (\S+)", output)
     return {os.path.realpath(p) for p in paths}
 
@@ -66,7 +72,12 @@ def main():
     if args.zkwire_lib and not os.path.exists(args.zkwire_lib):
         print(f"FAIL: {args.zkwire_lib} is not built (build zkwire_libzookeeper)")
         failures += 1
+    zkwire = os.path.realpath(args.zkwire_lib) if args.zkwire_lib else None
     for program in args.programs:
+        if not os.access(program, os.X_OK):
+            print(f"FAIL: {program} is not built")
+            failures += 1
+            continue
         checks = {
             "ldd": ldd_resolution(program),
             "loader": loader_resolution(program),
@@ -80,6 +91,15 @@ def main():
             failures += 1
         if all(found == {debian} for found in checks.values()):
             print(f"ok   {program} loads {debian}")
+        if zkwire and os.path.exists(zkwire):
+            lib_dir = os.path.dirname(os.path.abspath(args.zkwire_lib))
+            swapped = ldd_resolution(program, lib_dir)
+            if swapped != {zkwire}:
+                print(f"FAIL: {program}: with LD_LIBRARY_PATH={lib_dir} ldd resolves libzookeeper_mt.so.2 to "
+                      f"{sorted(swapped)}, expected {zkwire}")
+                failures += 1
+            else:
+                print(f"ok   {program} with LD_LIBRARY_PATH={lib_dir} loads {zkwire}")
     return 0 if failures == 0 else 1
 
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include <zookeeper/zookeeper_log.h>
+
 #include "capi_test.h"
 
 /* --- completion order -------------------------------------------------------------------------------------- */
@@ -156,6 +158,13 @@ static void handle_facts(void) {
   CT_CHECK_INT(stat.cversion, 1);
   deallocate_String_vector(&children);
 
+  /* zoo_cycle_next_server keeps the session (zkwire's library moves at once, the C client at its next
+   * reconnect): calls made after it still work on the same session. */
+  const int64_t session_id = zoo_client_id(zh)->client_id;
+  zoo_cycle_next_server(zh);
+  CT_CHECK_RC(zoo_exists(zh, node, 0, &stat), ZOK);
+  CT_CHECK(zoo_client_id(zh)->client_id == session_id);
+
   ct_delete_tree(zh, node);
   CT_CHECK_RC(zookeeper_close(zh), ZOK);
   ct_latch_destroy(&replaced_events);
@@ -181,8 +190,8 @@ static void log_removal(zhandle_t* zh, int type, int state, const char* path, vo
   pthread_mutex_unlock(&log->latch.mutex);
 }
 
-/* A removed watch never fires (Debian's library does not call the watcher with ZOO_NOTWATCHING_EVENT either);
- * removing a watch that is not there is ZNOWATCHER. */
+/* A removed watch never fires (Debian's library does not call the watcher with ZOO_NOTWATCHING_EVENT either), also
+ * one removed locally; removing a watch that is not there is ZNOWATCHER. */
 static void remove_watches(void) {
   struct ct_session session;
   zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
@@ -200,6 +209,14 @@ static void remove_watches(void) {
   CT_CHECK_RC(zoo_remove_watches(zh, node, ZWATCHTYPE_CHILD, log_removal, &log, 0), ZNOWATCHER);
   CT_CHECK_RC(zoo_remove_watches(zh, node, ZWATCHTYPE_DATA, log_removal, &log, 0), ZOK);
   CT_CHECK_RC(zoo_remove_watches(zh, node, ZWATCHTYPE_DATA, log_removal, &log, 0), ZNOWATCHER);
+  /* Removed locally (no request): that watcher is not called again either. */
+  struct removal_log local;
+  memset(&local, 0, sizeof local);
+  ct_latch_init(&local.latch);
+  len = sizeof buffer;
+  CT_CHECK_RC(zoo_wget(zh, node, log_removal, &local, buffer, &len, &stat), ZOK);
+  CT_CHECK_RC(zoo_remove_watches(zh, node, ZWATCHTYPE_DATA, log_removal, &local, 1), ZOK);
+  CT_CHECK_RC(zoo_remove_watches(zh, node, ZWATCHTYPE_DATA, log_removal, &local, 1), ZNOWATCHER);
   /* The removed watch does not fire; a later one does, after any stray event would have. */
   struct removal_log later;
   memset(&later, 0, sizeof later);
@@ -227,12 +244,14 @@ static void remove_watches(void) {
   CT_CHECK_RC(zoo_set(zh, node, "z", 1, -1), ZOK);
   CT_CHECK(ct_latch_wait(&last.latch, 1, CT_WAIT_MS));
   CT_CHECK_INT(later.latch.count, 1);
+  CT_CHECK_INT(local.latch.count, 0); /* events come in order: a call for the first change would be here by now */
   CT_CHECK_RC(zoo_delete(zh, child, -1), ZOK);
   ct_latch_destroy(&last.latch);
 
   CT_CHECK_RC(zoo_delete(zh, node, -1), ZOK);
   CT_CHECK_RC(zookeeper_close(zh), ZOK);
   ct_latch_destroy(&log.latch);
+  ct_latch_destroy(&local.latch);
   ct_latch_destroy(&later.latch);
   ct_latch_destroy(&session.events);
 }
@@ -244,10 +263,14 @@ static void count_log_line(const char* message) {
   if (message != NULL && *message != '\0') ct_latch_add(&log_lines, 1);
 }
 
-/* getconfig reads /zookeeper/config; zookeeper_init2's log callback receives the handle's messages (at INFO, a
+/* logLevel follows zoo_set_debug_level; getconfig reads /zookeeper/config; zookeeper_init2's log callback receives the handle's messages (at INFO, a
  * connection is logged) and zoo_get_log_callback returns it. */
 static void config_and_logging(void) {
   ct_latch_init(&log_lines);
+  /* logLevel (zookeeper_log.h) is the program's own copy of the library's variable (a copy relocation): what
+   * zoo_set_debug_level sets is what the program reads. */
+  zoo_set_debug_level(ZOO_LOG_LEVEL_DEBUG);
+  CT_CHECK_INT(logLevel, ZOO_LOG_LEVEL_DEBUG);
   zoo_set_debug_level(ZOO_LOG_LEVEL_INFO);
   struct ct_session session;
   memset(&session, 0, sizeof session);

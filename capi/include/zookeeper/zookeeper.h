@@ -229,6 +229,40 @@ ZOOAPI zhandle_t* zookeeper_init_ssl(const char* host, const char* cert, watcher
                                      const clientid_t* clientid, void* context, int flags);
 ZOOAPI void close_zsock(zsock_t* zsock);
 
+#ifdef HAVE_CYRUS_SASL_H
+/* SASL, declared as by the 3.8 C client built with Cyrus SASL (Debian's is not). The types are Cyrus SASL's: from
+ * <sasl/sasl.h> where it is installed, else from zoo_sasl_types.h (the same layouts and values), so a program needs
+ * libsasl2-dev neither to build against this header nor to run; the library never calls Cyrus SASL. */
+#if defined(__has_include)
+#if __has_include(<sasl/sasl.h>)
+#include <sasl/sasl.h>
+#else
+#include "zoo_sasl_types.h"
+#endif
+#else
+#include <sasl/sasl.h>
+#endif
+
+/* SASL parameters of zookeeper_init_sasl. The strings are copied; the callbacks are called during
+ * zookeeper_init_sasl only (the C client calls them at every connection, so it needs them for the handle's life). */
+typedef struct zoo_sasl_params {
+  const char* service;               /* "zookeeper" */
+  const char* host;                  /* the server's SASL name, "zk-sasl-md5" */
+  const char* mechlist;              /* must name DIGEST-MD5, the one mechanism this library implements */
+  const sasl_callback_t* callbacks;  /* SASL_CB_AUTHNAME (or SASL_CB_USER) and SASL_CB_PASS are used */
+} zoo_sasl_params_t;
+
+/* zookeeper_init2 with SASL DIGEST-MD5 on every connection of the session (NULL sasl_params: none). Another mechanism,
+ * or credentials the callbacks do not give, put the handle at once in ZOO_AUTH_FAILED_STATE (the watcher gets that
+ * session event; calls return ZINVALIDSTATE); so does a login the server rejects. */
+ZOOAPI zhandle_t* zookeeper_init_sasl(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
+                                      void* context, int flags, log_callback_fn log_callback,
+                                      zoo_sasl_params_t* sasl_params);
+/* A malloc()ed callback array answering SASL_CB_USER and SASL_CB_AUTHNAME with `user`, SASL_CB_GETREALM with
+ * `realm` and SASL_CB_PASS with the first line of `password_file` (each NULL for none). Release it with free(). */
+ZOOAPI sasl_callback_t* zoo_sasl_make_basic_callbacks(const char* user, const char* realm, const char* password_file);
+#endif /* HAVE_CYRUS_SASL_H */
+
 ZOOAPI int zoo_set_servers(zhandle_t* zh, const char* hosts);
 ZOOAPI int zoo_set_servers_resolution_delay(zhandle_t* zh, int delay_ms);
 ZOOAPI void zoo_cycle_next_server(zhandle_t* zh);
