@@ -8,49 +8,46 @@
 
 #include <chrono>
 #include <fstream>
-#include <memory>
 #include <string>
 
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
-#include "support/zk_cluster.hpp"
+#include "support/zk_test.hpp"
 
 namespace zkwire {
 namespace {
 
 using ::testing::HasSubstr;
 
-class capi_sasl_test : public ::testing::Test {
+// The JAAS file and the password files, for the whole suite.
+const test::temp_dir& files() {
+  static const test::temp_dir dir("zkwire-capi-sasl-");
+  return dir;
+}
+
+class capi_sasl_test : public test::cluster_test {
  public:
   static void SetUpTestSuite() {
-    files_ = std::make_unique<test::temp_dir>("zkwire-capi-sasl-");
-    const auto jaas = files_->path() / "jaas.conf";
+    const auto jaas = files().path() / "jaas.conf";
     std::ofstream(jaas) << "Server {\n"
                            "  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
                            "  user_alice=\"s3cret\";\n"
                            "};\n";
     // The first line is the password: what follows it must not count.
-    std::ofstream(files_->path() / "right") << "s3cret\nnot part of it\n";
-    std::ofstream(files_->path() / "wrong") << "not-the-password";
+    std::ofstream(files().path() / "right") << "s3cret\nnot part of it\n";
+    std::ofstream(files().path() / "wrong") << "not-the-password";
     test::cluster_options options;
     options.jvm_flags.push_back("-Djava.security.auth.login.config=" + jaas.string());
     options.extra_config.emplace_back("authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider");
-    cluster_ = std::make_unique<test::zk_cluster>(options);
-  }
-  static void TearDownTestSuite() {
-    cluster_.reset();
-    files_.reset();
+    start_suite_cluster(std::move(options));
   }
 
  protected:
   static test::outcome run(const std::string& user, const std::string& password_file, const std::string& mode) {
     return test::run_process(
-        {ZKWIRE_CAPI_SASL, cluster_->connect_string(), user, (files_->path() / password_file).string(), mode}, {},
+        {ZKWIRE_CAPI_SASL, connect_string(), user, (files().path() / password_file).string(), mode}, {},
         std::chrono::seconds(120));
   }
-
-  static inline std::unique_ptr<test::temp_dir> files_;
-  static inline std::unique_ptr<test::zk_cluster> cluster_;
 };
 
 TEST_F(capi_sasl_test, RightPasswordConnectsAndOwnsItsSaslAcl) {
