@@ -3,7 +3,10 @@
 Debian's library) run on each, round by round, alternating which goes first, against one server. Prints a markdown
 table per metric with each round's figures, the ratio zkwire/Debian per round and the median ratio.
 
-  capi_compare.py --bench BIN --zkwire-lib-dir DIR -s HOSTS [--rounds R] [-n SYNC_OPS] [-p PIPELINED_OPS]
+  capi_compare.py --bench BIN --zkwire-lib-dir DIR -s HOSTS [--rounds R] [-n SYNC_OPS] [-p PIPELINED_OPS] [--control]
+
+With --control each round also runs Debian's library a second time, and a last column gives the median ratio of
+that run to the first: what the machine's noise alone makes of a ratio that should be 1.
 
 Each run reports which library it loaded; a run on the wrong one stops the comparison."""
 
@@ -52,6 +55,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("-n", "--sync-ops", type=int, default=2000)
     parser.add_argument("-p", "--pipelined-ops", type=int, default=20000)
+    parser.add_argument("--control", action="store_true", help="also run Debian's library twice per round")
     args = parser.parse_args()
     zkwire_lib = os.path.join(args.zkwire_lib_dir, "libzookeeper_mt.so.2")
     bench_args = ["-s", args.servers, "-n", str(args.sync_ops), "-p", str(args.pipelined_ops)]
@@ -59,6 +63,8 @@ def main():
     rounds = []
     for round_index in range(args.rounds):
         order = [("debian", None, args.debian_lib), ("zkwire", args.zkwire_lib_dir, zkwire_lib)]
+        if args.control:
+            order.append(("control", None, args.debian_lib))
         if round_index % 2 == 1:
             order.reverse()
         results = {name: run(args.bench, bench_args, lib_dir, expected) for name, lib_dir, expected in order}
@@ -66,8 +72,9 @@ def main():
         print(f"capi_compare: round {round_index + 1} of {args.rounds} done", file=sys.stderr)
 
     header = " | ".join(f"round {i + 1}: Debian / zkwire (ratio)" for i in range(len(rounds)))
-    print(f"| metric | {header} | median ratio zkwire/Debian | issue target |")
-    print("|---|" + "---:|" * (len(rounds) + 2))
+    control_header = " | control: median ratio Debian/Debian" if args.control else ""
+    print(f"| metric | {header} | median ratio zkwire/Debian | issue target{control_header} |")
+    print("|---|" + "---:|" * (len(rounds) + 2 + (1 if args.control else 0)))
     for key, label, _lower_is_better, target in METRICS:
         cells = []
         ratios = []
@@ -76,7 +83,11 @@ def main():
             ratio = zkwire / debian if debian else float("nan")
             ratios.append(ratio)
             cells.append(f"{debian:g} / {zkwire:g} ({ratio:.2f})")
-        print(f"| {label} | {' | '.join(cells)} | {statistics.median(ratios):.2f} | {target} |")
+        control = ""
+        if args.control:
+            controls = [r["control"][key] / r["debian"][key] if r["debian"][key] else float("nan") for r in rounds]
+            control = f" | {statistics.median(controls):.2f}"
+        print(f"| {label} | {' | '.join(cells)} | {statistics.median(ratios):.2f} | {target}{control} |")
     errors = sum(r[name]["errors"] for r in rounds for name in r)
     if errors:
         print(f"\n{errors} request(s) failed during the runs.")

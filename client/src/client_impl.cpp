@@ -19,8 +19,9 @@
 namespace zkwire::detail {
 namespace {
 
-// Bytes asked of the engine per read: large enough for a burst of replies, small next to max_frame_size.
-constexpr std::size_t read_chunk = std::size_t{64} * 1024;
+// The most bytes asked of the engine per read: large enough for a burst of replies, small next to max_frame_size.
+// A client starts at one page (client_impl.hpp), so an idle session holds and zero-fills that, not a burst's worth.
+constexpr std::size_t max_read_chunk = std::size_t{64} * 1024;
 
 proto::session_config make_config(const client_options& options, const connect_string& servers) {
   proto::session_config config;
@@ -465,7 +466,8 @@ void client_impl::on_connected(std::error_code ec) {
 }
 
 void client_impl::start_read() {
-  const std::span<char> space = engine_.prepare_read(read_chunk);
+  const std::span<char> space = engine_.prepare_read(read_chunk_);
+  read_space_ = space.size();
   transport_->async_read_some(space);
 }
 
@@ -477,6 +479,7 @@ void client_impl::on_read(std::error_code ec, std::size_t n) {
     return;
   }
   if (n > 0) attempt_received_ = true;
+  if (n >= read_space_ && read_chunk_ < max_read_chunk) read_chunk_ *= 2;  // more was waiting: read more at once
   engine_.commit_read(now(), n);
   pump();
   // Still open means still the same connection: a new one cannot have been established from inside pump().

@@ -132,8 +132,11 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   proto::time_point timer_expiry_ = proto::time_point::max();
   lifecycle life_ = lifecycle::idle;
   link link_ = link::closed;
-  bool writing_ = false;      // take_output's bytes are being written
-  bool pump_posted_ = false;  // a pump is posted to the executor
+  bool writing_ = false;  // take_output's bytes are being written
+  // Bytes asked of the engine for the next read: doubled by every read that filled its space, up to max_read_chunk.
+  std::size_t read_chunk_ = std::size_t{4} * 1024;
+  std::size_t read_space_ = 0;  // the outstanding read's space
+  bool pump_posted_ = false;    // a pump is posted to the executor
   pumping pumping_ = pumping::no;
   pending_ops ops_;
   watch_callbacks watchers_;

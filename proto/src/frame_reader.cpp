@@ -38,7 +38,8 @@ std::span<char> frame_reader::prepare_some(std::size_t n) {
   // being skipped need no more than one read.
   const std::size_t wanted = std::max<std::size_t>(bytes_wanted(), 1);
   const std::size_t need = std::min(wanted, skipping_ ? std::max<std::size_t>(n, 1) : std::max(n, buffered()));
-  if (buffer_.size() - end_ < need) buffer_.resize(std::max(end_ + need, n));
+  // A reader asking for larger reads than before gets them (the buffer reaches n), also when no frame needs it.
+  if (buffer_.size() - end_ < need || buffer_.size() < n) buffer_.resize(std::max({buffer_.size(), end_ + need, n}));
   prepared_ = std::min(buffer_.size() - end_, std::max(n, need));
   return {buffer_.data() + end_, prepared_};
 }

@@ -168,6 +168,29 @@ TEST_F(sim_client_test, IdleSessionPingsAtOneThirdAndSuspendsAtTwoThirdsOfTheTim
   EXPECT_EQ(states.back(), session_state::suspended);
 }
 
+// An idle connection reads into one page (so an idle session holds and fills no more); a read that fills its space
+// doubles the next one, up to 64 KiB, so a burst of replies still arrives in few large reads.
+TEST_F(sim_client_test, ReadsStartAtOnePageAndGrowWithABurstUpTo64KiB) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  client c(io.get_executor(), options("10.0.0.1:2181"));
+  c.async_connect([](std::error_code) {});
+  virtual_clock::settle(io);
+  ASSERT_TRUE(server.connected());
+  EXPECT_EQ(server.read_space(), 4096U);
+
+  // 2,000 replies of about 100 bytes, answered together: reads of 4, 8, 16, 32 and then 64 KiB.
+  int done = 0;
+  for (int i = 0; i < 2000; ++i) {
+    c.async_get("/a", [&](std::error_code ec, const get_result&) {
+      if (!ec) ++done;
+    });
+  }
+  virtual_clock::settle(io);
+  EXPECT_EQ(done, 2000);
+  EXPECT_EQ(server.read_space(), std::size_t{64} * 1024);
+}
+
 // The client keeps a watcher's callback exactly as long as the engine keeps the watcher: exists on a missing node
 // registers (and fires once), getData on a missing node does not, a persistent watch fires until the end.
 TEST_F(sim_client_test, WatchCallbacksFollowTheEnginesRegistrations) {

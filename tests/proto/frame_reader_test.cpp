@@ -219,6 +219,21 @@ TEST(frame_reader, prepare_some_keeps_the_buffer_at_the_read_size_or_the_largest
   EXPECT_EQ(r.capacity(), large + 4) << "grown exactly for the frame that did not fit";
 }
 
+// A reader that asks for larger reads (the client doubles its read size during a burst) gets them, though no frame
+// needs the room; a smaller ask reads less and keeps the buffer it has.
+TEST(frame_reader, prepare_some_gives_a_larger_read_when_asked) {
+  const std::string stream = frames_of({std::string(100, 'a')});
+  frame_reader r;
+  for (const std::size_t read_size : {std::size_t{4096}, std::size_t{8192}, std::size_t{65536}, std::size_t{4096}}) {
+    std::span<char> space = r.prepare_some(read_size);
+    EXPECT_EQ(space.size(), read_size);
+    std::memcpy(space.data(), stream.data(), stream.size());
+    r.commit(stream.size());
+    EXPECT_EQ(drain(r).size(), 1U);
+  }
+  EXPECT_EQ(r.capacity(), 65536U);
+}
+
 // A length prefix alone allocates nothing of its length: reading through prepare_some grows the buffer only as the
 // frame's bytes arrive, so a garbage (or hostile) length below a large limit costs what was actually sent.
 TEST(frame_reader, prepare_some_grows_only_as_a_frames_bytes_arrive) {

@@ -61,6 +61,10 @@ class memory_server {
   std::function<void(memory_server&)> on_receive;
 
   [[nodiscard]] bool connected() const noexcept { return peer_ != nullptr; }
+  // The size of the client's outstanding read (0 when none is outstanding).
+  [[nodiscard]] std::size_t read_space() const noexcept {
+    return peer_ && peer_->read_pending ? peer_->read_buffer.size() : 0;
+  }
   std::string take_received() { return std::exchange(received_, {}); }
 
   // Bytes to the client; ignored when no client is connected.

@@ -57,8 +57,8 @@ class frame_reader {
   // Invalidates payloads returned by next().
   std::span<char> prepare(std::size_t n);
   // Writable space for a read of up to n bytes, and at least what completes the frame being received: the buffer
-  // grows only for a frame that does not fit, never to a partial frame plus n as prepare(n) would. Valid and
-  // invalidating like prepare().
+  // grows only for a frame that does not fit or to n when it is smaller, never to a partial frame plus n as
+  // prepare(n) would. Valid and invalidating like prepare().
   std::span<char> prepare_some(std::size_t n);
   // Marks the first n bytes of the last prepare() or prepare_some() as received (clamped to what was prepared).
   void commit(std::size_t n) noexcept;
