@@ -3,7 +3,9 @@
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
+#include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -62,15 +64,28 @@ struct blocking_client::impl {
       asio::post(io, [this, &start, done] { start(*cli, [done](std::error_code ec) { done->set_value(ec); }); });
       if (const auto ec = future.get()) throw std::system_error(ec, what);
     } else {
-      auto done = std::make_shared<std::promise<std::pair<std::error_code, R>>>();
-      auto future = done->get_future();
-      asio::post(io, [this, &start, done] {
-        start(*cli, [done](std::error_code ec, R result) { done->set_value({ec, std::move(result)}); });
-      });
-      auto [ec, result] = future.get();
+      auto [ec, result] = outcome<R>(std::nullopt, start);
       if (ec) throw std::system_error(ec, what);
       return std::move(result);
     }
+  }
+
+  // Runs `start(client, handler)` on the loop thread, with zkwire::with_timeout when there is a `timeout`, and
+  // waits for the handler's error and result (for the multis, whose results matter beside an error too).
+  template <class R, class Start>
+  std::pair<std::error_code, R> outcome(std::optional<std::chrono::nanoseconds> timeout, Start&& start) {
+    check_thread();
+    auto done = std::make_shared<std::promise<std::pair<std::error_code, R>>>();
+    auto future = done->get_future();
+    asio::post(io, [this, &start, done, timeout] {
+      auto handler = [done](std::error_code ec, R result) { done->set_value({ec, std::move(result)}); };
+      if (timeout) {
+        start(*cli, zkwire::with_timeout(*timeout, std::move(handler)));
+      } else {
+        start(*cli, std::move(handler));
+      }
+    });
+    return future.get();
   }
 
   // call() for a request: with a `timeout` (blocking_client::with_timeout), its handler goes with
@@ -215,38 +230,16 @@ void blocking_client::sync(const std::string& path) {
 }
 
 std::vector<op_result> blocking_client::multi(const std::vector<multi_op>& ops) {
-  impl_->check_thread();
-  using outcome = std::pair<std::error_code, std::vector<op_result>>;
-  auto done = std::make_shared<std::promise<outcome>>();
-  auto future = done->get_future();
-  asio::post(impl_->io, [this, &ops, done] {
-    auto handler = [done](std::error_code ec, std::vector<op_result> r) { done->set_value({ec, std::move(r)}); };
-    if (timeout_) {
-      impl_->cli->async_multi(ops, zkwire::with_timeout(*timeout_, std::move(handler)));
-    } else {
-      impl_->cli->async_multi(ops, std::move(handler));
-    }
-  });
-  auto [ec, results] = future.get();
+  auto [ec, results] = impl_->outcome<std::vector<op_result>>(
+      timeout_, [&](client& c, auto handler) { c.async_multi(ops, std::move(handler)); });
   if (ec && !results.empty()) throw multi_error(ec, std::move(results));
   if (ec) throw std::system_error(ec, "multi");
   return std::move(results);
 }
 
 std::vector<op_result> blocking_client::multi_read(const std::vector<multi_op>& ops) {
-  impl_->check_thread();
-  using outcome = std::pair<std::error_code, std::vector<op_result>>;
-  auto done = std::make_shared<std::promise<outcome>>();
-  auto future = done->get_future();
-  asio::post(impl_->io, [this, &ops, done] {
-    auto handler = [done](std::error_code ec, std::vector<op_result> r) { done->set_value({ec, std::move(r)}); };
-    if (timeout_) {
-      impl_->cli->async_multi_read(ops, zkwire::with_timeout(*timeout_, std::move(handler)));
-    } else {
-      impl_->cli->async_multi_read(ops, std::move(handler));
-    }
-  });
-  auto [ec, results] = future.get();
+  auto [ec, results] = impl_->outcome<std::vector<op_result>>(
+      timeout_, [&](client& c, auto handler) { c.async_multi_read(ops, std::move(handler)); });
   if (ec && results.empty()) throw std::system_error(ec, "multi_read");
   return std::move(results);
 }
