@@ -75,6 +75,17 @@ void command_parser::parse(std::span<const std::string> args) {
   if (!unexpected_.empty()) throw usage_error("unexpected argument '" + unexpected_.front() + "'");
 }
 
+void parse_app(CLI::App& app, std::span<const std::string> args, std::string_view hint) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw help_requested{};
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(std::string(e.what()) + std::string(hint));
+  }
+}
+
 std::string command_parser::first_name(std::string_view names) { return std::string(names.substr(0, names.find(','))); }
 
 void command_parser::throw_not_a_choice(std::string_view what, std::string_view text,

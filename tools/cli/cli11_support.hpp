@@ -122,4 +122,9 @@ class command_parser {
   bool takes_the_rest_ = false;          // a positionals() argument, or the catch-all for unexpected_, was added
 };
 
+// For the commands that build a CLI11 app of their own (bench, proxy, semaphore: options command_parser has no
+// helper for): parses `args` like command_parser::parse, -h/--help throwing help_requested and what CLI11 rejects a
+// usage_error with its message and `hint` after it.
+void parse_app(CLI::App& app, std::span<const std::string> args, std::string_view hint = {});
+
 }  // namespace zkwire::cli

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "session.hpp"
@@ -99,14 +100,7 @@ option_values parse_with_cli11(const std::vector<std::string>& args, CLI::App& a
   mix->excludes(ops);
   rate->excludes(window);
   outstanding->needs(rate);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    throw help_requested{};
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(e.what());
-  }
+  parse_app(app, args);
   return v;
 }
 

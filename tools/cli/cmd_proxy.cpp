@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "control_server.hpp"
 #include "errors.hpp"
@@ -94,14 +95,7 @@ proxy_arguments parse_proxy_arguments(const std::vector<std::string>& args) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--log", out.log)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--control", out.control)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    throw help_requested{};
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + " (see zkwire proxy --help)");
-  }
+  parse_app(app, args, " (see zkwire proxy --help)");
   out.members = pair_members(app, listen_option, listens, upstreams);
   return out;
 }

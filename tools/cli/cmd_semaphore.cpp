@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli11_support.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lock_runner.hpp"
@@ -50,14 +51,7 @@ semaphore_request request_from(const std::vector<std::string>& arguments) {
   app.add_option("--timeout", timeout);
   app.add_option("--kill-after", kill_after);
   app.add_option("PATH", path)->required();
-  std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 takes them last first
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    throw help_requested{};
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(e.what());
-  }
+  parse_app(app, own);
   semaphore_request request;
   request.leases = static_cast<std::int32_t>(leases);
   if (app.count("--timeout") > 0) request.timeout = milliseconds_of(timeout, "--timeout");
