@@ -1,6 +1,7 @@
 #include "cli11_support.hpp"
 
 #include "errors.hpp"
+#include "util.hpp"
 
 namespace zkwire::cli {
 
@@ -84,6 +85,15 @@ void parse_app(CLI::App& app, std::span<const std::string> args, std::string_vie
   } catch (const CLI::ParseError& e) {
     throw usage_error(std::string(e.what()) + std::string(hint));
   }
+}
+
+std::string parse_path_only(std::span<const std::string> args) {
+  std::string path;
+  command_parser parser;
+  parser.positional("PATH", path);
+  parser.parse(args);
+  check_path(path);
+  return path;
 }
 
 std::string command_parser::first_name(std::string_view names) { return std::string(names.substr(0, names.find(','))); }

@@ -127,4 +127,7 @@ class command_parser {
 // usage_error with its message and `hint` after it.
 void parse_app(CLI::App& app, std::span<const std::string> args, std::string_view hint = {});
 
+// For the commands whose one argument is PATH (exists, get, stat, sync): parses `args` and checks the path.
+std::string parse_path_only(std::span<const std::string> args);
+
 }  // namespace zkwire::cli

@@ -9,11 +9,7 @@
 namespace zkwire::cli {
 
 int run_exists(const command_context& context) {
-  std::string path;
-  command_parser parser;
-  parser.positional("PATH", path);
-  parser.parse(context.args);
-  check_path(path);
+  const std::string path = parse_path_only(context.args);
 
   session s(context.global);
   const auto stat = s.read(path, [&] { return s.client().exists(path); });

@@ -9,11 +9,7 @@
 namespace zkwire::cli {
 
 int run_sync(const command_context& context) {
-  std::string path;
-  command_parser parser;
-  parser.positional("PATH", path);
-  parser.parse(context.args);
-  check_path(path);
+  const std::string path = parse_path_only(context.args);
 
   session s(context.global);
   s.read(path, [&] { s.client().sync(path); });
