@@ -16,12 +16,12 @@
 #include <unistd.h>
 #include <zookeeper.h>
 
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      printf("FAILED at line %d: %s\n", __LINE__, #cond);                   \
-      exit(1);                                                              \
-    }                                                                       \
+#define CHECK(cond)                                       \
+  do {                                                    \
+    if (!(cond)) {                                        \
+      printf("FAILED at line %d: %s\n", __LINE__, #cond); \
+      exit(1);                                            \
+    }                                                     \
   } while (0)
 
 /* The session states a handle's watcher saw, in order. */

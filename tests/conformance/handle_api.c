@@ -263,8 +263,8 @@ static void count_log_line(const char* message) {
   if (message != NULL && *message != '\0') ct_latch_add(&log_lines, 1);
 }
 
-/* logLevel follows zoo_set_debug_level; getconfig reads /zookeeper/config; zookeeper_init2's log callback receives the handle's messages (at INFO, a
- * connection is logged) and zoo_get_log_callback returns it. */
+/* logLevel follows zoo_set_debug_level; getconfig reads /zookeeper/config; zookeeper_init2's log callback receives the
+ * handle's messages (at INFO, a connection is logged) and zoo_get_log_callback returns it. */
 static void config_and_logging(void) {
   ct_latch_init(&log_lines);
   /* logLevel (zookeeper_log.h) is the program's own copy of the library's variable (a copy relocation): what

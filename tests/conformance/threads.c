@@ -227,7 +227,8 @@ static void close_with_requests_outstanding(void) {
   int ran = state.latch.count;
   printf("completions run by the time zookeeper_close returned: %d of %d\n", ran, ASYNC_CALLS);
   for (int i = 0; i < ASYNC_CALLS; ++i) CT_CHECK(state.calls[i] <= 1);
-  /* zkwire's library runs every one of them, once, before zookeeper_close returns (docs/libzookeeper.md#differences). */
+  /* zkwire's library runs every one of them, once, before zookeeper_close returns (docs/libzookeeper.md#differences).
+   */
   if (strcmp(ct_library(), "zkwire") == 0) CT_CHECK_INT(ran, ASYNC_CALLS);
   /* The handle is gone: give a late completion the time to show itself. */
   nanosleep(&(struct timespec){.tv_nsec = 200000000L}, NULL);

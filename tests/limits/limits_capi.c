@@ -19,27 +19,36 @@
 
 static int failures = 0;
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "check failed: %s: ", #cond);       \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fputc('\n', stderr);                                \
-      ++failures;                                         \
-    }                                                     \
+#define CHECK(cond, ...)                            \
+  do {                                              \
+    if (!(cond)) {                                  \
+      fprintf(stderr, "check failed: %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);                 \
+      fputc('\n', stderr);                          \
+      ++failures;                                   \
+    }                                               \
   } while (0)
 
 static const char* rc_name(int rc) {
   switch (rc) {
-    case ZOK: return "ZOK";
-    case ZCONNECTIONLOSS: return "ZCONNECTIONLOSS";
-    case ZMARSHALLINGERROR: return "ZMARSHALLINGERROR";
-    case ZBADARGUMENTS: return "ZBADARGUMENTS";
-    case ZOPERATIONTIMEOUT: return "ZOPERATIONTIMEOUT";
-    case ZNONODE: return "ZNONODE";
-    case ZNODEEXISTS: return "ZNODEEXISTS";
-    case ZINVALIDSTATE: return "ZINVALIDSTATE";
-    default: return "other";
+    case ZOK:
+      return "ZOK";
+    case ZCONNECTIONLOSS:
+      return "ZCONNECTIONLOSS";
+    case ZMARSHALLINGERROR:
+      return "ZMARSHALLINGERROR";
+    case ZBADARGUMENTS:
+      return "ZBADARGUMENTS";
+    case ZOPERATIONTIMEOUT:
+      return "ZOPERATIONTIMEOUT";
+    case ZNONODE:
+      return "ZNONODE";
+    case ZNODEEXISTS:
+      return "ZNODEEXISTS";
+    case ZINVALIDSTATE:
+      return "ZINVALIDSTATE";
+    default:
+      return "other";
   }
 }
 
@@ -120,7 +129,7 @@ static int multi(zhandle_t* zh, const char* dir, int count) {
   CHECK(rc == ZOK, "create %s: %d", dir, rc);
   zoo_op_t* ops = calloc((size_t)count, sizeof *ops);
   zoo_op_result_t* results = calloc((size_t)count, sizeof *results);
-  char (*created)[600] = calloc((size_t)count, sizeof *created);
+  char(*created)[600] = calloc((size_t)count, sizeof *created);
   for (int i = 0; i < count; ++i) {
     snprintf(created[i], sizeof created[i], "%s/n%d", dir, i);
     zoo_create_op_init(&ops[i], created[i], "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
@@ -152,7 +161,7 @@ static int all_equal(int count, int n) {
 }
 
 static int watches(zhandle_t* zh, const char* path, int count) {
-  calls = calloc((size_t)count + 1, sizeof *calls);  /* the last one for the fresh watcher below */
+  calls = calloc((size_t)count + 1, sizeof *calls); /* the last one for the fresh watcher below */
   char buffer[16];
   for (int i = 0; i < count; ++i) {
     int len = sizeof buffer;

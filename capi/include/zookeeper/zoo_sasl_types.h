@@ -7,8 +7,8 @@
 typedef struct sasl_conn sasl_conn_t;
 
 typedef struct sasl_callback {
-  unsigned long id;    /* SASL_CB_* */
-  int (*proc)(void);   /* the callback, cast to its type below */
+  unsigned long id;  /* SASL_CB_* */
+  int (*proc)(void); /* the callback, cast to its type below */
   void* context;
 } sasl_callback_t;
 

@@ -246,10 +246,10 @@ ZOOAPI void close_zsock(zsock_t* zsock);
 /* SASL parameters of zookeeper_init_sasl. The strings are copied; the callbacks are called during
  * zookeeper_init_sasl only (the C client calls them at every connection, so it needs them for the handle's life). */
 typedef struct zoo_sasl_params {
-  const char* service;               /* "zookeeper" */
-  const char* host;                  /* the server's SASL name, "zk-sasl-md5" */
-  const char* mechlist;              /* must name DIGEST-MD5, the one mechanism this library implements */
-  const sasl_callback_t* callbacks;  /* SASL_CB_AUTHNAME (or SASL_CB_USER) and SASL_CB_PASS are used */
+  const char* service;              /* "zookeeper" */
+  const char* host;                 /* the server's SASL name, "zk-sasl-md5" */
+  const char* mechlist;             /* must name DIGEST-MD5, the one mechanism this library implements */
+  const sasl_callback_t* callbacks; /* SASL_CB_AUTHNAME (or SASL_CB_USER) and SASL_CB_PASS are used */
 } zoo_sasl_params_t;
 
 /* zookeeper_init2 with SASL DIGEST-MD5 on every connection of the session (NULL sasl_params: none). Another mechanism,
