@@ -74,6 +74,9 @@ struct runner::state {
 
   state(run_config c, progress_function p) : config(std::move(c)), progress(std::move(p)) {}
 
+  // The clock of every stamp (open_loop.hpp takes it from here).
+  static clock::time_point now() noexcept { return clock::now(); }
+
   // Runs the loop until `done()` holds.
   template <class Done>
   void run_until(Done done) {
