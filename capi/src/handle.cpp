@@ -31,7 +31,12 @@ void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
 // every registration, synchronously, so a handler posted now runs after the whole fan-out.
 bool first_call(zhandle_t* zh, event_call call) {
   const auto result = zh->calls_this_event.insert(std::move(call));
-  if (result.second) asio::post(zh->io, [zh, it = result.first] { zh->calls_this_event.erase(it); });
+  if (result.second) {
+    asio::post(zh->io, [zh, it = result.first] {
+      const std::lock_guard guard(zh->client_lock);
+      zh->calls_this_event.erase(it);
+    });
+  }
   return result.second;
 }
 

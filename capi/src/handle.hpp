@@ -2,10 +2,12 @@
 // A zhandle_t: one zkwire::client on an io_context run by the handle's I/O thread, and a completion thread that
 // calls the application's completions and watchers in the order they were queued (docs/libzookeeper.md#threads).
 //
-// The client is only touched on the I/O thread: every call posts its work there (run_on_io). Results are turned
-// into C values on the I/O thread and queued as closures for the completion thread (deliver), except the results
-// of synchronous calls, which go straight to the waiting caller (sync_call), so that a synchronous call also
-// works from a completion or watcher.
+// The client is only touched under the handle's client lock: the I/O thread runs the client's handlers under it
+// (locked_executor.hpp), and a call takes it to start its operation on its own thread (run_on_io), which writes
+// the request itself when the connection is free, so that a call need not wake the I/O thread. Results are turned
+// into C values where the client completes them (under the lock, mostly on the I/O thread) and queued as closures
+// for the completion thread (deliver), except the results of synchronous calls, which go straight to the waiting
+// caller (wait_sync), so that a synchronous call also works from a completion or watcher.
 
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
@@ -96,14 +98,15 @@ struct _zhandle {
   std::string current_server;       // zoo_get_current_server's, "host:port" or ""
   std::string current_server_copy;  // the string returned to the caller (stable until the next call)
 
-  // --- the I/O side ---
+  // --- the I/O side: what follows is touched only under client_lock ---
   asio::io_context io{1};
-  std::optional<zkwire::client> client;  // I/O thread only
+  std::recursive_mutex client_lock;
+  std::optional<zkwire::client> client;
   // Watchers of *_w* calls whose watch is live, keyed by the client's registration: they also get session events.
-  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;  // I/O thread only
-  std::uint64_t next_watcher_key = 1;                                // I/O thread only
+  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;
+  std::uint64_t next_watcher_key = 1;
   // The calls made for the event being fanned out now (cleared by a handler posted behind the fan-out).
-  std::set<zkwire::capi::event_call> calls_this_event;                                // I/O thread only
+  std::set<zkwire::capi::event_call> calls_this_event;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_work;  // until zookeeper_close
   std::thread io_thread;
 
@@ -118,10 +121,11 @@ namespace zkwire::capi {
 // The handle the current thread's completion loop serves (nullptr on other threads).
 zhandle_t* completion_thread_handle() noexcept;
 
-// Runs `work` on the handle's I/O thread (with the client).
+// Runs `work` (which may use the client) now, on this thread, under the handle's client lock.
 template <class Work>
 void run_on_io(zhandle_t* zh, Work&& work) {
-  asio::post(zh->io, std::forward<Work>(work));
+  const std::lock_guard guard(zh->client_lock);
+  std::forward<Work>(work)();
 }
 
 // Queues `work` for the completion thread.

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "locked_executor.hpp"
 #include "logging.hpp"
 #include "ops.hpp"
 #include "session.hpp"
@@ -133,6 +134,7 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     options.resume_session_password.assign(clientid->passwd, sizeof clientid->passwd);
     zh->client_id = *clientid;
   }
+  options.start_requests_inline = true;  // under the client lock (handle.hpp)
   options.tls = std::move(setup.tls);
   options.sasl = std::move(setup.sasl);
   zhandle_t* raw = zh.get();
@@ -140,7 +142,7 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     log_line(raw, level_of(level), "zkwire", 0, message);
   };
   try {
-    zh->client.emplace(zh->io.get_executor(), std::move(options));
+    zh->client.emplace(locked_executor(zh->io, zh->client_lock), std::move(options));
   } catch (const std::exception& e) {
     log_line(raw, ZOO_LOG_LEVEL_ERROR, __func__, __LINE__, e.what());
     errno = EINVAL;

@@ -115,8 +115,33 @@ proto::request_id client_impl::start_request(proto::op_code op, proto::request_b
   }
   // NOLINTEND(bugprone-use-after-move)
   ops_.add(id, std::move(op_state), watcher);
-  schedule_pump();
+  if (!write_inline()) schedule_pump();
   return id;
+}
+
+bool client_impl::write_inline() {
+  // Only writing: whatever else the engine asks for (a completion of this very request among it) is the loop's, so
+  // that no handler runs inside the initiating call.
+  if (!options_.start_requests_inline || pumping_ != pumping::no || pump_posted_ || link_ != link::open || writing_ ||
+      engine_.has_actions_besides_output()) {
+    return false;
+  }
+  pumping_ = pumping::yes;
+  write_output();
+  arm_timer();
+  const bool again = pumping_ == pumping::again;
+  pumping_ = pumping::no;
+  if (again) schedule_pump();
+  return true;
+}
+
+void client_impl::write_output() {
+  // A write the socket took at once leaves the link free for the next output (start_write).
+  while (link_ == link::open && !writing_) {
+    auto out = engine_.take_output();
+    if (!out) break;
+    start_write(*out);
+  }
 }
 
 proto::request_id client_impl::start_add_auth(std::string scheme, std::string credentials,
@@ -260,9 +285,7 @@ void client_impl::pump() {
       close_connection();
     }
     if (auto host = engine_.take_connect()) open_connection(*host);
-    if (link_ == link::open && !writing_) {
-      if (auto out = engine_.take_output()) start_write(*out);
-    }
+    write_output();
     while (life_ != lifecycle::shut_down) {
       auto d = engine_.take_delivery();
       if (!d) break;

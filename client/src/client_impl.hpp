@@ -100,6 +100,9 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void open_connection(std::size_t index);
   void start_read();
   void start_write(std::string_view bytes);
+  void write_output();  // take_output's bytes while the link is open and free
+  // start_requests_inline: writes a request submitted from outside the loop at once; false leaves it to the loop.
+  bool write_inline();
   void connection_error(const std::error_code& error);
   // The cause connect waiters get when no session came in time: a TLS failure, an unknown host, connections closed
   // before the handshake; else client_errc::connect_timeout.

@@ -85,8 +85,14 @@ void client_impl::on_read(std::error_code ec, std::size_t n) {
 }
 
 void client_impl::start_write(std::string_view bytes) {
+  // Most writes are small and the socket takes them at once: then there is no completion to wait for.
+  const std::size_t n = transport_->try_write(std::span<const char>(bytes.data(), bytes.size()));
+  if (n == bytes.size()) {
+    engine_.written(now());
+    return;
+  }
   writing_ = true;
-  transport_->async_write(std::span<const char>(bytes.data(), bytes.size()));
+  transport_->async_write(std::span<const char>(bytes.data() + n, bytes.size() - n));
 }
 
 void client_impl::on_written(std::error_code ec) {

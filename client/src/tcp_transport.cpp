@@ -75,6 +75,15 @@ class tcp_transport final : public transport {
                       }));
   }
 
+  std::size_t try_write(std::span<const char> bytes) override {
+    std::error_code ec;
+    // Without it the socket's synchronous write would wait until the connection takes the bytes.
+    if (!state_->socket.non_blocking()) state_->socket.non_blocking(true, ec);
+    if (ec) return 0;
+    const std::size_t n = state_->socket.write_some(asio::buffer(bytes.data(), bytes.size()), ec);
+    return ec ? 0 : n;
+  }
+
   void close() noexcept override {
     ++state_->generation;
     state_->resolver.cancel();

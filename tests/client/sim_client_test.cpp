@@ -6,8 +6,11 @@
 
 #include <asio/io_context.hpp>
 #include <chrono>
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -17,6 +20,8 @@
 #include "virtual_clock.hpp"     // tests/sim
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/errors.hpp"
+#include "zkwire/client/transport.hpp"
+#include "zkwire/client/with_timeout.hpp"
 #include "zkwire/proto/frame_reader.hpp"
 
 namespace zkwire {
@@ -353,6 +358,62 @@ TEST(sim_client_fault_sweep, EveryCallCompletesExactlyOnceWhateverStepTheFaultHi
             << "call " << i << ": " << ec.message();
       }
     }
+  }
+}
+
+// A transport that counts the writes the client starts, whatever the transport underneath does with them.
+class counting_transport final : public transport {
+ public:
+  counting_transport(std::unique_ptr<transport> inner, std::size_t& writes)
+      : inner_(std::move(inner)), writes_(&writes) {}
+  void async_connect(const host_port& host) override { inner_->async_connect(host); }
+  void async_read_some(std::span<char> buffer) override { inner_->async_read_some(buffer); }
+  void async_write(std::span<const char> bytes) override {
+    ++*writes_;
+    inner_->async_write(bytes);
+  }
+  void close() noexcept override { inner_->close(); }
+
+ private:
+  std::unique_ptr<transport> inner_;
+  std::size_t* writes_;
+};
+
+// client_options::start_requests_inline: the call that starts a request writes it, without a turn of the loop;
+// without the option the loop does. Either way the request's completion comes from the loop, never from the call,
+// also when the engine completes it at once (a timeout already past).
+TEST_F(sim_client_test, StartRequestsInlineWritesFromTheCallAndCompletesFromTheLoop) {
+  for (const bool inline_start : {false, true}) {
+    SCOPED_TRACE(inline_start ? "start_requests_inline" : "default");
+    scripted_server script(clock);
+    const std::string address = inline_start ? "10.0.0.2:2181" : "10.0.0.3:2181";
+    serve(address, script);
+    std::size_t writes = 0;
+    auto o = options(address);
+    o.start_requests_inline = inline_start;
+    o.transport = [&writes, inner = o.transport](const asio::any_io_executor& executor, transport_events& events) {
+      return std::make_unique<counting_transport>(inner(executor, events), writes);
+    };
+    client c(io.get_executor(), std::move(o));
+    c.async_connect([](std::error_code) {});
+    virtual_clock::settle(io);
+    ASSERT_EQ(c.state(), session_state::connected);
+
+    const std::size_t before = writes;
+    std::optional<std::error_code> got;
+    c.async_get("/a", [&](std::error_code ec, const get_result&) { got = ec; });
+    EXPECT_EQ(writes - before, inline_start ? 1U : 0U) << "written by the call";
+    EXPECT_FALSE(got.has_value()) << "completed inside the call";
+    virtual_clock::settle(io);
+    EXPECT_EQ(writes - before, 1U);
+    EXPECT_EQ(got, std::error_code{});
+
+    std::optional<std::error_code> timed_out;
+    c.async_get("/a", with_timeout(std::chrono::nanoseconds(0),
+                                   [&](std::error_code ec, const get_result&) { timed_out = ec; }));
+    EXPECT_FALSE(timed_out.has_value()) << "completed inside the call";
+    virtual_clock::settle(io);
+    EXPECT_TRUE(timed_out.has_value() && *timed_out);
   }
 }
 

@@ -490,6 +490,11 @@ std::optional<delivery> session::take_delivery() {
 
 time_point session::next_wakeup() const noexcept { return impl_->timers().earliest(); }
 
+bool session::has_actions_besides_output() const noexcept {
+  const auto& m = *impl_;
+  return m.pending_connect.has_value() || m.close_request || !m.deliveries.empty();
+}
+
 session_state session::state() const noexcept { return impl_->st; }
 std::int64_t session::session_id() const noexcept { return impl_->session_id; }
 std::string_view session::session_password() const noexcept { return impl_->passwd; }

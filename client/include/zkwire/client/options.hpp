@@ -135,6 +135,13 @@ struct client_options {
   log_function logger;
   // The byte stream to the servers (transport.hpp); empty: TCP (make_tcp_transport), or TLS when `tls` is set.
   transport_factory transport;
+  // Advanced. A request is written by the call that starts it, when the connection is free and the client has
+  // nothing else to do, instead of by a handler posted to the executor: a caller on another thread need not wake
+  // the executor's thread to send. Only the write moves: completion handlers still run from the executor, never
+  // from the initiating call. Calls from other threads are safe only under a lock that the executor also holds
+  // around every handler it runs (zkwire's C library does this). With an ordinary executor leave it off, so that
+  // a loop of requests goes out in one write rather than in one write each.
+  bool start_requests_inline = false;
   // --- TLS ---
   // Set: TLS to every host (tls_options.hpp), with the server's certificate and host name verified by default.
   // The files are read when the client is constructed, which throws std::system_error (a tls_errc) when they

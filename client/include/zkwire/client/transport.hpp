@@ -7,6 +7,7 @@
 //   async_connect(host)          -> events.on_connected(ec)      (closes any current connection first)
 //   async_read_some(buffer)      -> events.on_read(ec, n)        (at most one read outstanding)
 //   async_write(bytes)           -> events.on_written(ec)        (all of `bytes`; at most one write outstanding)
+//   try_write(bytes)             no event; returns how much it wrote at once (optional: the default writes nothing)
 //   close()                      no event; operations started before it never report
 //
 // Completion is reported through the transport_events interface the client implements, so that a transport can
@@ -68,6 +69,14 @@ class transport {
   virtual void async_read_some(std::span<char> buffer) = 0;
   // Writes all of `bytes`. Reports with on_written. Only while connected.
   virtual void async_write(std::span<const char> bytes) = 0;
+  // Writes what the connection takes of `bytes` now, without waiting, and returns how many bytes that was: 0 when
+  // it would have to wait or the write failed (the client then calls async_write for the rest, which reports the
+  // error). Only while connected and with no async_write outstanding. Saves the completion of a write the socket
+  // takes at once, the usual case for requests; the default writes nothing.
+  virtual std::size_t try_write(std::span<const char> bytes) {
+    static_cast<void>(bytes);
+    return 0;
+  }
   // Closes the connection, if any, and abandons its outstanding operations (they never report).
   virtual void close() noexcept = 0;
 };

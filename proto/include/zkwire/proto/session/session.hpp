@@ -238,6 +238,9 @@ class session {
   std::optional<std::string_view> take_output();
   std::optional<delivery> take_delivery();
   [[nodiscard]] time_point next_wakeup() const noexcept;  // time_point::max() when nothing is scheduled
+  // Whether take_connect, take_close or take_delivery has something: a driver that only writes take_output's bytes
+  // (from the call that submitted a request) leaves the rest to its loop.
+  [[nodiscard]] bool has_actions_besides_output() const noexcept;
 
   // --- observers ---
   [[nodiscard]] session_state state() const noexcept;
