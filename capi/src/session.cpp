@@ -183,7 +183,7 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
 
 namespace {
 
-// "ca,cert,key[,password]" of zookeeper_init_ssl.
+// "ca,cert,key[,password]" of zookeeper_init_ssl; the password decrypts an encrypted key.
 bool parse_cert(const char* cert, zkwire::tls_options& out) {
   if (cert == nullptr) return false;
   std::vector<std::string> parts;
@@ -196,10 +196,10 @@ bool parse_cert(const char* cert, zkwire::tls_options& out) {
     start = comma + 1;
   }
   if (parts.size() < 3 || parts.size() > 4 || parts[0].empty()) return false;
-  if (parts.size() == 4 && !parts[3].empty()) return false;  // encrypted keys are not supported
   out.ca_file = parts[0];
   out.cert_file = parts[1];
   out.key_file = parts[2];
+  if (parts.size() == 4) out.key_password = parts[3];
   // The C client checks the chain but not the host name; so do we, or programs that connect by address to
   // servers whose certificates name hosts would stop working.
   out.verify_host_name = false;

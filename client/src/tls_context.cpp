@@ -3,16 +3,21 @@
 
 #include "tls_context.hpp"
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <asio/error.hpp>
 #include <asio/ip/address.hpp>
 #include <asio/ssl/error.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 namespace zkwire {
 namespace {
@@ -27,7 +32,8 @@ class tls_category_impl final : public std::error_category {
       case tls_errc::bad_certificate_file:
         return "TLS client certificate file missing, unreadable or not a PEM certificate";
       case tls_errc::bad_key_file:
-        return "TLS client key file missing, unreadable, not an unencrypted PEM key, or not the certificate's key";
+        return "TLS client key file missing, unreadable, not a PEM key, encrypted without the right password, or not "
+               "the certificate's key";
       case tls_errc::certificate_without_key:
         return "TLS client certificate and key must be given together";
       case tls_errc::bad_versions:
@@ -73,6 +79,39 @@ bool readable(const std::string& path, std::string& reason) {
 
 int openssl_version(tls_version v) { return v == tls_version::v1_2 ? TLS1_2_VERSION : TLS1_3_VERSION; }
 
+// What OpenSSL asked of the password callback while the key was read: asked at all means the key is encrypted.
+struct key_password_request {
+  const std::string* password = nullptr;
+  bool asked = false;
+  bool too_long = false;
+};
+
+// OpenSSL's password callback: gives tls_options::key_password (userdata) to the key's reading, and refuses when
+// there is none (an encrypted key then fails at once) or no request (userdata null: the context's default callback,
+// so that nothing read through the context ever prompts on the terminal).
+int give_key_password(char* buffer, int size, int /*rwflag*/, void* userdata) {
+  auto* request = static_cast<key_password_request*>(userdata);
+  if (request == nullptr) return -1;
+  request->asked = true;
+  const std::string& password = *request->password;
+  if (password.empty()) return -1;
+  if (size < 0 || password.size() > static_cast<std::size_t>(size)) {
+    request->too_long = true;  // a cut password would fail as a wrong one: say why instead
+    return -1;
+  }
+  std::copy(password.begin(), password.end(), buffer);  // OpenSSL takes the length, not a terminating NUL
+  return static_cast<int>(password.size());
+}
+
+// Why an encrypted key could not be read; never the password itself.
+std::string key_password_failure(const key_password_request& request) {
+  if (request.password->empty()) return "the key is encrypted and no password was given (key_password)";
+  if (request.too_long) {
+    return "the key is encrypted and the password given (key_password) is longer than OpenSSL accepts";
+  }
+  return "the key is encrypted and the password given (key_password) did not decrypt it";
+}
+
 }  // namespace
 
 const std::error_category& tls_category() noexcept {
@@ -100,6 +139,7 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const tls_options& options,
   ERR_clear_error();
   auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   SSL_CTX* ctx = context->native_handle();
+  SSL_CTX_set_default_passwd_cb(ctx, give_key_password);
   SSL_CTX_set_min_proto_version(ctx, openssl_version(options.min_version));
   SSL_CTX_set_max_proto_version(ctx, openssl_version(options.max_version));
   // Renegotiation is not used by ZooKeeper; resumption across connections is not attempted.
@@ -130,12 +170,21 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const tls_options& options,
     if (!readable(options.key_file, reason)) {
       return fail(tls_errc::bad_key_file, "TLS key file '" + options.key_file + "': " + reason);
     }
-    // An encrypted key would make OpenSSL prompt on the terminal: refuse it instead.
-    SSL_CTX_set_default_passwd_cb(ctx, [](char*, int, int, void*) { return 0; });
-    if (SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-      return fail(tls_errc::bad_key_file, "TLS key file '" + options.key_file + "': " + openssl_reason());
+    // The key is read here rather than by SSL_CTX_use_PrivateKey_file, which also compares it with the certificate:
+    // a failed decryption and a key of another certificate must be told apart.
+    key_password_request request;
+    request.password = &options.key_password;
+    const std::unique_ptr<BIO, decltype(&BIO_free)> file(BIO_new_file(options.key_file.c_str(), "r"), &BIO_free);
+    const std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+        file ? PEM_read_bio_PrivateKey(file.get(), nullptr, give_key_password, &request) : nullptr, &EVP_PKEY_free);
+    if (!key) {
+      if (!request.asked) {
+        return fail(tls_errc::bad_key_file, "TLS key file '" + options.key_file + "': " + openssl_reason());
+      }
+      ERR_clear_error();
+      return fail(tls_errc::bad_key_file, "TLS key file '" + options.key_file + "': " + key_password_failure(request));
     }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    if (SSL_CTX_use_PrivateKey(ctx, key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
       ERR_clear_error();
       return fail(tls_errc::bad_key_file, "TLS key file '" + options.key_file +
                                               "': not the private key of the certificate in '" + options.cert_file +

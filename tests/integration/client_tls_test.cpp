@@ -13,7 +13,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "client_test_support.hpp"
 #include "support/child_process.hpp"
@@ -218,6 +220,46 @@ TEST_F(tls_test, BadFilesAreRefusedBeforeConnecting) {
   EXPECT_EQ(check_tls_options(tls, detail), tls_errc::bad_ca_file);
   EXPECT_NE(detail.find("missing.pem"), std::string::npos) << detail;
   EXPECT_EQ(check_tls_options(trusted_tls(), detail), std::error_code());
+}
+
+// An encrypted client key is read with key_password and the session works; without the password, or with a wrong
+// one, the client's constructor refuses the options (bad_key_file, the cause named, the password not), and no log
+// line of a working client shows the password.
+TEST_F(tls_test, EncryptedClientKeyIsReadWithItsPassword) {
+  auto tls = trusted_tls();
+  tls.key_file = pki().client_key_encrypted.string();
+  tls.key_password = test::test_pki::key_password;
+  auto options = tls_client_options(secure(), tls);
+  auto lines = std::make_shared<std::vector<std::string>>();
+  options.logger = [lines](log_level, std::string_view line) { lines->emplace_back(line); };
+  {
+    blocking_client c(std::move(options));
+    c.connect();
+    c.create(root(), "encrypted key");
+    EXPECT_EQ(c.get(root()).data, "encrypted key");
+  }
+  ASSERT_FALSE(lines->empty());
+  for (const auto& line : *lines) EXPECT_EQ(line.find(test::test_pki::key_password), std::string::npos) << line;
+
+  const std::string wrong = "zkwire-wrong-key-secret";
+  const struct {
+    std::string password;
+    const char* cause;
+  } cases[] = {{"", "the key is encrypted and no password was given (key_password)"},
+               {wrong, "the key is encrypted and the password given (key_password) did not decrypt it"}};
+  for (const auto& c : cases) {
+    tls.key_password = c.password;
+    try {
+      const blocking_client refused(tls_client_options(secure(), tls));
+      ADD_FAILURE() << "an encrypted key was accepted with password '" << c.password << "'";
+    } catch (const std::system_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.code(), tls_errc::bad_key_file) << what;
+      EXPECT_NE(what.find(c.cause), std::string::npos) << what;
+      EXPECT_NE(what.find(pki().client_key_encrypted.string()), std::string::npos) << what;
+      EXPECT_EQ(what.find(wrong), std::string::npos) << what;
+    }
+  }
 }
 
 #ifdef ZKWIRE_CLI_PATH

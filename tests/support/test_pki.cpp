@@ -57,6 +57,7 @@ test_pki::test_pki(std::filesystem::path directory)
       trust_store(dir / "trust.p12"),
       client_cert(dir / "client.pem"),
       client_key(dir / "client.key"),
+      client_key_encrypted(dir / "client-encrypted.key"),
       other_ca(dir / "other-ca.pem"),
       other_server_store(dir / "other-server.p12"),
       other_client_cert(dir / "other-client.pem"),
@@ -71,6 +72,8 @@ test_pki::test_pki(std::filesystem::path directory)
   make_cert(dir, "other-client", "other-ca", "zkwire other client", "DNS:client.invalid");
   make_cert(dir, "wrong-name", "ca", "wrong.example", "DNS:wrong.example,IP:10.9.9.9");
   for (const char* name : {"server", "other-server", "wrong-name"}) make_key_store(dir, name);
+  run({find_on_path("openssl"), "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", client_key.string(), "-out",
+       client_key_encrypted.string(), "-passout", std::string("pass:") + key_password});
   run({find_on_path("keytool"), "-importcert", "-noprompt", "-alias", "ca", "-file", ca.string(), "-keystore",
        trust_store.string(), "-storetype", "PKCS12", "-storepass", store_password});
 }

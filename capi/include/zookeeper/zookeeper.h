@@ -224,7 +224,7 @@ ZOOAPI zhandle_t* zookeeper_init(const char* host, watcher_fn fn, int recv_timeo
 ZOOAPI zhandle_t* zookeeper_init2(const char* host, watcher_fn fn, int recv_timeout, const clientid_t* clientid,
                                   void* context, int flags, log_callback_fn log_callback);
 /* The same over TLS. `cert` is "ca_file,cert_file,key_file[,password]" (cert_file and key_file may be empty for
- * no client certificate; an encrypted key is not supported). Not in Debian's build of the C client. */
+ * no client certificate; password decrypts an encrypted key_file). Not in Debian's build of the C client. */
 ZOOAPI zhandle_t* zookeeper_init_ssl(const char* host, const char* cert, watcher_fn fn, int recv_timeout,
                                      const clientid_t* clientid, void* context, int flags);
 ZOOAPI void close_zsock(zsock_t* zsock);

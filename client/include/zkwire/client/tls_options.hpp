@@ -37,9 +37,14 @@ struct tls_options {
   // trust store (the system's CA certificates).
   std::string ca_file;
   // Mutual TLS: PEM certificate (chain) and private key presented to servers that ask for one (ssl.clientAuth).
-  // Both or neither; the key must belong to the certificate and must not be encrypted.
+  // Both or neither; the key must belong to the certificate.
   std::string cert_file;
   std::string key_file;
+  // The password of an encrypted key_file (PKCS#8 "ENCRYPTED PRIVATE KEY" or a traditional encrypted PEM key),
+  // used when the files are read; ignored for an unencrypted key. Empty: the key must not be encrypted (an
+  // encrypted one is refused with bad_key_file; OpenSSL never prompts on the terminal). No log line or error
+  // message contains it; it stays in memory with the options the client keeps, as sasl's password does.
+  std::string key_password;
   // Lowest and highest protocol version offered (ZooKeeper 3.8 accepts TLS 1.2 by default, 1.3 if configured).
   tls_version min_version = tls_version::v1_2;
   tls_version max_version = tls_version::v1_3;
@@ -54,7 +59,8 @@ enum class tls_errc : int {
   // Options and files (before anything is sent).
   bad_ca_file = 1,          // missing, unreadable or no PEM certificate in it
   bad_certificate_file,     // missing, unreadable or not a PEM certificate
-  bad_key_file,             // missing, unreadable, not a PEM key, encrypted, or not the certificate's key
+  bad_key_file,             // missing, unreadable, not a PEM key, encrypted without the right key_password, or not
+                            // the certificate's key
   certificate_without_key,  // cert_file without key_file or the other way round
   bad_versions,             // min_version above max_version
   // The handshake.
