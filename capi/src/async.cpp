@@ -1,4 +1,4 @@
-// The asynchronous operations of the C API (zoo_a*): validate on the caller's thread, start on the I/O thread,
+// The asynchronous operations of the C API (zoo_a*): validate and start on the caller's thread,
 // call the completion on the completion thread with the values the C client passes (owned by the library, freed
 // after the completion returns).
 #include "operations.hpp"

@@ -1,9 +1,5 @@
 #include "handle.hpp"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -17,23 +13,13 @@ namespace {
 
 thread_local zhandle_t* serving = nullptr;  // set by the completion thread's loop
 
-// Sleeps while `word` holds `expected` (or until a wake-up, which may be spurious).
-void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
-  static_assert(sizeof word == sizeof(std::uint32_t) && std::atomic<std::uint32_t>::is_always_lock_free);
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
-}
-
-void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-}
-
 // False when `call` was already made for the event being delivered: the client fans one server notification out to
 // every registration, synchronously, so a handler posted now runs after the whole fan-out.
 bool first_call(zhandle_t* zh, event_call call) {
   const auto result = zh->calls_this_event.insert(std::move(call));
   if (result.second) {
     asio::post(zh->io, [zh, it = result.first] {
-      const std::lock_guard guard(zh->client_lock);
+      const client_lock_guard guard(zh->client_lock);
       zh->calls_this_event.erase(it);
     });
   }
@@ -98,10 +84,10 @@ int check_path(const char* path, bool sequential) noexcept {
 }
 
 int wait_sync(zhandle_t* /*zh*/, const std::function<void(std::function<void(int)>)>& run) {
-  // The I/O thread stores the result and wakes the caller with one futex call; the caller sleeps on the same word.
-  // A mutex and condition variable cost a futex call more on every wake-up (glibc counts the mutex taken back after
-  // the wait as contended), and std::atomic's wait spins with sched_yield calls first: both on the way from the
-  // reply to the caller's return. Shared, so the I/O thread's wake never meets a freed word.
+  // The I/O thread stores the result and wakes the caller with one futex call once it released the client lock;
+  // the caller sleeps on the same word. A mutex and condition variable cost a futex call more on every wake-up
+  // (glibc counts the mutex taken back after the wait as contended), and std::atomic's wait spins with sched_yield
+  // calls first: both on the way from the reply to the caller's return. Shared, so the wake never meets a freed word.
   struct rendezvous {
     std::atomic<std::uint32_t> finished{0};
     int rc = ZOK;
@@ -110,7 +96,7 @@ int wait_sync(zhandle_t* /*zh*/, const std::function<void(std::function<void(int
   run([r](int rc) {
     r->rc = rc;
     r->finished.store(1, std::memory_order_release);
-    futex_wake(r->finished);
+    wake_after_unlock(std::shared_ptr<std::atomic<std::uint32_t>>(r, &r->finished));
   });
   while (r->finished.load(std::memory_order_acquire) == 0) futex_wait(r->finished, 0);
   return r->rc;

@@ -3,7 +3,7 @@
 // calls the application's completions and watchers in the order they were queued (docs/libzookeeper.md#threads).
 //
 // The client is only touched under the handle's client lock: the I/O thread runs the client's handlers under it
-// (locked_executor.hpp), and a call takes it to start its operation on its own thread (run_on_io), which writes
+// (client_lock.hpp), and a call takes it to start its operation on its own thread (run_locked), which writes
 // the request itself when the connection is free, so that a call need not wake the I/O thread. Results are turned
 // into C values where the client completes them (under the lock, mostly on the I/O thread) and queued as closures
 // for the completion thread (deliver), except the results of synchronous calls, which go straight to the waiting
@@ -26,6 +26,7 @@
 #include <thread>
 #include <utility>
 
+#include "client_lock.hpp"
 #include "zkwire/client/client.hpp"
 #include "zookeeper.h"
 
@@ -98,9 +99,9 @@ struct _zhandle {
   std::string current_server;       // zoo_get_current_server's, "host:port" or ""
   std::string current_server_copy;  // the string returned to the caller (stable until the next call)
 
-  // --- the I/O side: what follows is touched only under client_lock ---
+  // --- the I/O side: what follows the lock is touched only under it ---
+  std::recursive_mutex client_lock;  // declared first: the client's executor and handlers refer to it
   asio::io_context io{1};
-  std::recursive_mutex client_lock;
   std::optional<zkwire::client> client;
   // Watchers of *_w* calls whose watch is live, keyed by the client's registration: they also get session events.
   std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;
@@ -123,8 +124,8 @@ zhandle_t* completion_thread_handle() noexcept;
 
 // Runs `work` (which may use the client) now, on this thread, under the handle's client lock.
 template <class Work>
-void run_on_io(zhandle_t* zh, Work&& work) {
-  const std::lock_guard guard(zh->client_lock);
+void run_locked(zhandle_t* zh, Work&& work) {
+  const client_lock_guard guard(zh->client_lock);
   std::forward<Work>(work)();
 }
 

@@ -180,7 +180,7 @@ void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type,
   const auto wtype = static_cast<zkwire::watcher_type>(type);
   if (local) {
     // No request: the client drops its watchers at once, also without a connection.
-    run_on_io(zh, [zh, path = std::move(path), wtype, out = std::move(out)]() mutable {
+    run_locked(zh, [zh, path = std::move(path), wtype, out = std::move(out)]() mutable {
       const bool removed = zh->client && zh->client->remove_local_watches(path, wtype);
       out(removed ? ZOK : ZNOWATCHER, none{});
     });

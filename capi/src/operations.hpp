@@ -1,6 +1,6 @@
 #pragma once
 // Each operation of the C API once, for both call forms: launch_* runs on the caller's thread after validation,
-// starts the client operation on the I/O thread and hands the result, as a C return code and zkwire values, to
+// starts the client operation under the client lock and hands the result, as a C return code and zkwire values, to
 // the sink (ops.hpp). zoo_a* (async.cpp) and the synchronous calls (sync.cpp) differ only in their sinks.
 
 #include <cstdint>

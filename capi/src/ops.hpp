@@ -1,7 +1,7 @@
 #pragma once
-// The shape every operation of the C API shares: the caller's thread validates and copies the arguments, the I/O
-// thread starts the client operation, and its result goes to a sink: for an asynchronous call a closure queued for
-// the completion thread, for a synchronous one the waiting caller (handle.hpp).
+// The shape every operation of the C API shares: the caller's thread validates and copies the arguments and starts
+// the client operation under the handle's client lock, and its result goes to a sink: for an asynchronous call a
+// closure queued for the completion thread, for a synchronous one the waiting caller (handle.hpp).
 
 #include <functional>
 #include <memory>
@@ -14,7 +14,7 @@
 
 namespace zkwire::capi {
 
-// Where a result goes, called on the I/O thread with the C return code.
+// Where a result goes, called under the client lock (mostly on the I/O thread) with the C return code.
 template <class Result>
 using sink = std::function<void(int rc, Result&& result)>;
 
@@ -42,11 +42,11 @@ struct armed_watcher {
 armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch);
 void forget_watcher(zhandle_t* zh, std::uint64_t key);
 
-// Runs start(client, done) on the I/O thread; done(ec, result) (the client's completion) reaches `out` as a C
+// Runs start(client, done) under the client lock; done(ec, result) (the client's completion) reaches `out` as a C
 // code. A handle whose client is already gone answers ZCLOSING.
 template <class Result, class Start>
 void start_op(zhandle_t* zh, Start start, sink<Result> out) {
-  run_on_io(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
+  run_locked(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
     if (!zh->client) {
       out(ZCLOSING, Result{});
       return;
@@ -59,7 +59,7 @@ void start_op(zhandle_t* zh, Start start, sink<Result> out) {
 // The same for a client operation whose completion carries no result.
 template <class Start>
 void start_void_op(zhandle_t* zh, Start start, sink<none> out) {
-  run_on_io(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
+  run_locked(zh, [zh, start = std::move(start), out = std::move(out)]() mutable {
     if (!zh->client) {
       out(ZCLOSING, none{});
       return;

@@ -11,7 +11,6 @@
 #include <set>
 #include <string>
 
-#include "locked_executor.hpp"
 #include "logging.hpp"
 #include "ops.hpp"
 #include "session.hpp"
@@ -59,7 +58,7 @@ int session_event_state(const zkwire::state_event& e) {
   }
 }
 
-// On the I/O thread: publish the new state and tell the watchers, as the C client does (the handle's watcher, then
+// Under the client lock: publish the new state and tell the watchers, as the C client does (the handle's watcher, then
 // every other watcher waiting for an event, each (function, context) once; per-call watchers hear of an expiry
 // from their own final delivery).
 void on_state(zhandle_t* zh, const zkwire::state_event& e) {
@@ -244,7 +243,7 @@ ZOOAPI int zookeeper_close(zhandle_t* zh) {
   log_line(zh, ZOO_LOG_LEVEL_INFO, __func__, __LINE__, "closing zookeeper session");
   // Close the session (pending calls complete with ZCLOSING), then let the I/O thread finish what is posted.
   std::promise<void> closed;
-  run_on_io(zh, [zh, &closed] {
+  run_locked(zh, [zh, &closed] {
     if (!zh->client) {
       closed.set_value();
       return;
@@ -252,7 +251,7 @@ ZOOAPI int zookeeper_close(zhandle_t* zh) {
     zh->client->async_close([&closed](std::error_code) { closed.set_value(); });
   });
   closed.get_future().wait();
-  run_on_io(zh, [zh] {
+  run_locked(zh, [zh] {
     zh->client.reset();
     zh->live_watchers.clear();
     zh->io_work.reset();
@@ -337,7 +336,7 @@ ZOOAPI int zoo_set_servers(zhandle_t* zh, const char* hosts) {
   if (zh->closing) return ZINVALIDSTATE;
   zkwire::connect_string parsed;
   if (zkwire::parse_connect_string(hosts, parsed) || parsed.hosts.empty()) return ZBADARGUMENTS;
-  run_on_io(zh, [zh, list = std::move(parsed.hosts)]() mutable {
+  run_locked(zh, [zh, list = std::move(parsed.hosts)]() mutable {
     if (zh->client) zh->client->set_hosts(std::move(list));
   });
   return ZOK;
@@ -352,7 +351,7 @@ ZOOAPI int zoo_set_servers_resolution_delay(zhandle_t* zh, int delay_ms) {
 
 ZOOAPI void zoo_cycle_next_server(zhandle_t* zh) {
   if (zh == nullptr || zh->closing) return;
-  run_on_io(zh, [zh] {
+  run_locked(zh, [zh] {
     if (!zh->client) return;
     const auto& hosts = zh->client->servers().hosts;
     const auto current = zh->client->connected_host();

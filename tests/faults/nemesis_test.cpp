@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -264,8 +265,13 @@ class nemesis {
     }
     heal();
     // Let every contender finish the attempt it is in (no new ones), then check what is left.
-    for (auto& c : contenders_) {
-      if (c.process.pid() > 0) count_exit(c, c.process.finish(60s).status);
+    for (std::size_t k = 0; k < contenders_.size(); ++k) {
+      auto& c = contenders_[k];
+      if (c.process.pid() <= 0) continue;
+      const int status = c.process.finish(60s).status;
+      count_exit(c, status);
+      // Killed because it did not finish: what it was doing (its -v log) is the only clue left.
+      if (status == 128 + SIGKILL) faults_log_ << "contender " << k << " killed; its log ends:\n" << log_tail(k, 40);
     }
     faults_log_ << "contenders done after " << seconds_since(began) << " s\n";
   }
@@ -335,6 +341,19 @@ class nemesis {
     if (status == 76) ++c.lost;
   }
 
+  // The last `lines` lines of contender k's log (the last attempt's output comes last).
+  std::string log_tail(std::size_t k, std::size_t lines) const {
+    std::ifstream in(dir() / ("contender." + std::to_string(k) + ".log"));
+    std::deque<std::string> tail;
+    for (std::string line; std::getline(in, line);) {
+      tail.push_back(std::move(line));
+      if (tail.size() > lines) tail.pop_front();
+    }
+    std::string out;
+    for (const auto& line : tail) out += "  " + line + "\n";
+    return out;
+  }
+
   // Starts the next `zkwire lock` of every contender whose previous one has ended.
   void keep_contending() {
     for (std::size_t k = 0; k < contenders_.size(); ++k) {
@@ -349,6 +368,7 @@ class nemesis {
                                        std::to_string(session_timeout.count()),
                                        "--connect-timeout",
                                        "5000",
+                                       "-v",
                                        "lock",
                                        "--kill-after",
                                        "5"};

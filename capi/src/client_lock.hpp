@@ -1,19 +1,44 @@
 #pragma once
-// The executor of a handle's client: the handle's io_context, with every handler run under the handle's client lock.
-// The I/O thread runs the client's handlers under it; an application thread that holds it may call the client
-// directly (run_on_io), and with client_options::start_requests_inline the client writes that thread's request
-// itself, so a call does not have to wake the I/O thread to send (docs/libzookeeper.md#threads).
+// The handle's client lock: the client (and the handle's state beside it) is only touched under it. The I/O thread
+// runs every handler of the client under it (locked_executor, the client's executor); an application thread takes
+// it to start its operation itself (run_locked), and with client_options::start_requests_inline the client writes
+// that thread's request at once, so a call does not have to wake the I/O thread (docs/libzookeeper.md#threads).
 //
-// The lock is recursive: a handler that runs under it may start another operation (run_on_io) on the same thread.
+// The lock is recursive: a handler that runs under it may start another operation on the same thread.
 
 #include <asio/execution.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <utility>
 
 namespace zkwire::capi {
 
+// Holds a client lock for its scope. Wakes asked for under it (wake_after_unlock) happen when the thread releases
+// the last client lock it holds: a caller woken while the I/O thread still held the lock would block on it at once.
+class client_lock_guard {
+ public:
+  explicit client_lock_guard(std::recursive_mutex& lock);
+  ~client_lock_guard();
+  client_lock_guard(const client_lock_guard&) = delete;
+  client_lock_guard& operator=(const client_lock_guard&) = delete;
+  client_lock_guard(client_lock_guard&&) = delete;
+  client_lock_guard& operator=(client_lock_guard&&) = delete;
+
+ private:
+  std::recursive_mutex& lock_;
+};
+
+// Sleeps while `word` holds `expected` (or until a wake-up, which may be spurious).
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
+// Wakes a thread sleeping on `word`: at once, or, on a thread holding a client lock, once it holds none. `word`
+// stays alive until then.
+void wake_after_unlock(std::shared_ptr<std::atomic<std::uint32_t>> word);
+
+// The handle's io_context, with every handler run under the client lock.
 class locked_executor {
  public:
   locked_executor(asio::io_context& io, std::recursive_mutex& lock) noexcept : io_(&io), lock_(&lock) {}
@@ -38,12 +63,12 @@ class locked_executor {
   template <class F>
   void execute(F&& f) const {
     if (!never_ && io_->get_executor().running_in_this_thread()) {
-      const std::lock_guard guard(*lock_);
+      const client_lock_guard guard(*lock_);
       std::forward<F>(f)();
       return;
     }
     asio::post(*io_, [lock = lock_, f = std::forward<F>(f)]() mutable {
-      const std::lock_guard guard(*lock);
+      const client_lock_guard guard(*lock);
       std::move(f)();
     });
   }
