@@ -76,7 +76,6 @@ class locked_executor {
   friend bool operator==(const locked_executor& a, const locked_executor& b) noexcept {
     return a.io_ == b.io_ && a.lock_ == b.lock_ && a.never_ == b.never_;
   }
-  friend bool operator!=(const locked_executor& a, const locked_executor& b) noexcept { return !(a == b); }
 
  private:
   asio::io_context* io_;

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
+#include "zkwire/recipes/detail/named_option.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::recipes {
@@ -56,9 +57,7 @@ struct keeper_options {
 
   // Named options: the defaults with the named fields set.
   static keeper_options with_acquire_timeout(std::chrono::milliseconds timeout) {
-    keeper_options options;
-    options.acquire_timeout = timeout;
-    return options;
+    return detail::with_field(&keeper_options::acquire_timeout, timeout);
   }
   static keeper_options with_retries(std::chrono::milliseconds delay, std::uint32_t failures) {
     keeper_options options;

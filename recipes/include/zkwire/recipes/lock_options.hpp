@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "zkwire/client/types.hpp"
+#include "zkwire/recipes/detail/named_option.hpp"
 #include "zkwire/recipes/lock_metrics.hpp"
 #include "zkwire/recipes/node_name.hpp"
 
@@ -48,31 +49,17 @@ struct lock_options {
   lock_options();
 
   // Named options: the defaults with one field set.
-  static lock_options with_naming(naming format) {
-    lock_options options;
-    options.name_format = format;
-    return options;
-  }
+  static lock_options with_naming(naming format) { return detail::with_field(&lock_options::name_format, format); }
   static lock_options with_data(std::string holder_data) {
-    lock_options options;
-    options.data = std::move(holder_data);
-    return options;
+    return detail::with_field(&lock_options::data, std::move(holder_data));
   }
   static lock_options with_safety_margin(std::chrono::milliseconds margin) {
-    lock_options options;
-    options.safety_margin = margin;
-    return options;
+    return detail::with_field(&lock_options::safety_margin, margin);
   }
   static lock_options with_acl(std::vector<zkwire::acl> entries) {
-    lock_options options;
-    options.acl = std::move(entries);
-    return options;
+    return detail::with_field(&lock_options::acl, std::move(entries));
   }
-  static lock_options with_reentrancy() {
-    lock_options options;
-    options.reentrant = true;
-    return options;
-  }
+  static lock_options with_reentrancy() { return detail::with_field(&lock_options::reentrant, true); }
 
   naming name_format = naming::curator;
   // Data of our node (who holds it, for `zkwire locks`); default_lock_data() when empty.

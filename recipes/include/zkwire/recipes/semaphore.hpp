@@ -54,6 +54,7 @@
 #include "zkwire/client/client.hpp"
 #include "zkwire/client/detail/cancellation.hpp"
 #include "zkwire/client/detail/completion.hpp"
+#include "zkwire/recipes/detail/named_option.hpp"
 #include "zkwire/recipes/errors.hpp"
 #include "zkwire/recipes/lock.hpp"
 
@@ -66,19 +67,13 @@ struct semaphore_options {
 
   // Named options: the defaults with one field set.
   static semaphore_options with_data(std::string holder_data) {
-    semaphore_options options;
-    options.data = std::move(holder_data);
-    return options;
+    return detail::with_field(&semaphore_options::data, std::move(holder_data));
   }
   static semaphore_options with_safety_margin(std::chrono::milliseconds margin) {
-    semaphore_options options;
-    options.safety_margin = margin;
-    return options;
+    return detail::with_field(&semaphore_options::safety_margin, margin);
   }
   static semaphore_options with_acl(std::vector<zkwire::acl> entries) {
-    semaphore_options options;
-    options.acl = std::move(entries);
-    return options;
+    return detail::with_field(&semaphore_options::acl, std::move(entries));
   }
 
   // Data of our lease nodes (who holds them); default_lock_data() when empty. Also the mutex node's data.
