@@ -126,12 +126,9 @@ bool client_impl::write_inline() {
       engine_.has_actions_besides_output()) {
     return false;
   }
-  pumping_ = pumping::yes;
+  // Nothing here calls back into the client (a transport reports no event from inside a call): no pump guard.
   write_output();
   arm_timer();
-  const bool again = pumping_ == pumping::again;
-  pumping_ = pumping::no;
-  if (again) schedule_pump();
   return true;
 }
 
