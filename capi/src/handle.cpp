@@ -39,7 +39,7 @@ void completion_queue::push(std::function<void()> work) {
 }
 
 void completion_queue::run() {
-  std::deque<std::function<void()>> batch;
+  std::vector<std::function<void()>> batch;  // swapped with work_: the two buffers keep their capacity
   std::unique_lock lock(mutex_);
   for (;;) {
     waiting_ = true;

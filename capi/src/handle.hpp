@@ -15,7 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
+#include <vector>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -43,7 +43,7 @@ class completion_queue {
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> work_;
+  std::vector<std::function<void()>> work_;  // a vector: no allocation before the first completion (a deque makes one)
   bool stopping_ = false;
   bool waiting_ = false;  // the completion thread sleeps on ready_
 };

@@ -36,13 +36,6 @@ proto::session_config make_config(const client_options& options, const connect_s
   return config;
 }
 
-// follow_config's choices are drawn from std::mt19937_64(seed) (documented in client_options).
-std::uint64_t rebalance_seed(std::uint64_t seed) {
-  if (seed != 0) return seed;
-  std::random_device device;
-  return (std::uint64_t{device()} << 32U) ^ device();
-}
-
 }  // namespace
 
 std::string hex_session(std::int64_t id) {
@@ -62,8 +55,7 @@ client_impl::client_impl(asio::any_io_executor executor, client_options options,
       engine_(make_config(options_, servers_)),
       transport_(factory_(executor_, *this)),
       // `this` is safe: the wakeup never fires once destroyed, and it is destroyed with this object.
-      timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })),
-      rebalance_rng_(rebalance_seed(options_.seed)) {
+      timer_(clock_->make_wakeup(executor_, [this] { on_timer(); })) {
   if (!transport_) throw std::invalid_argument("client_options::transport returned no transport");
   if (options_.follow_config && !servers_.chroot.empty()) {
     throw std::invalid_argument("client_options::follow_config does not work with a chroot in the connect string");

@@ -121,7 +121,9 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   std::unique_ptr<transport> transport_;
   std::unique_ptr<wakeup> timer_;
   std::unique_ptr<read_write_probe> probe_;  // with can_be_read_only and a probe interval
-  std::mt19937_64 rebalance_rng_;            // follow_config's choices
+  // The choices when the host list changes; made at the first change (2.5 KB that most clients never need), from
+  // the same seed, so the sequence is the same.
+  std::unique_ptr<std::mt19937_64> rebalance_rng_;
   bool config_reading_ = false;              // follow_config: a read of the configuration is in flight
   bool config_watched_ = false;              // ... its watch is armed
   // The cause of a failed connection attempt that the user can fix, reported instead of a bare connect timeout until
@@ -137,7 +139,7 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   link link_ = link::closed;
   bool writing_ = false;  // take_output's bytes are being written
   // Bytes asked of the engine for the next read: doubled by every read that filled its space, up to max_read_chunk.
-  std::size_t read_chunk_ = std::size_t{4} * 1024;
+  std::size_t read_chunk_ = 1024;
   std::size_t read_space_ = 0;  // the outstanding read's space
   bool pump_posted_ = false;    // a pump is posted to the executor
   pumping pumping_ = pumping::no;

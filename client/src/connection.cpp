@@ -14,7 +14,7 @@ namespace zkwire::detail {
 namespace {
 
 // The most bytes asked of the engine per read: large enough for a burst of replies, small next to max_frame_size.
-// A client starts at one page (client_impl.hpp), so an idle session holds and zero-fills that, not a burst's worth.
+// A client starts at 1 KiB (client_impl.hpp), so an idle session holds and zero-fills that, not a burst's worth.
 constexpr std::size_t max_read_chunk = std::size_t{64} * 1024;
 
 }  // namespace

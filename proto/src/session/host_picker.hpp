@@ -1,14 +1,34 @@
 #pragma once
 // Which host to try next: the host indices shuffled once with a seeded generator (or kept in order), then
 // round-robin. Also draws the reconnect jitter from the same generator, so a seed makes a whole run repeatable.
+//
+// The generator is SplitMix64: 8 bytes of state, plenty for a shuffle and a jitter, where std::mt19937_64 would add
+// 2.5 KB to every session (most of an idle client's engine).
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 namespace zkwire::proto::session_detail {
+
+// SplitMix64 as a UniformRandomBitGenerator.
+class split_mix_64 {
+ public:
+  using result_type = std::uint64_t;
+  explicit split_mix_64(std::uint64_t seed) noexcept : state_(seed) {}
+  static constexpr result_type min() noexcept { return 0; }
+  static constexpr result_type max() noexcept { return ~result_type{0}; }
+  result_type operator()() noexcept {
+    std::uint64_t z = state_ += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31U);
+  }
+
+ private:
+  std::uint64_t state_;
+};
 
 class host_picker {
  public:
@@ -24,7 +44,7 @@ class host_picker {
   void reset(std::size_t host_count, bool shuffle);
 
  private:
-  std::mt19937_64 rng_;
+  split_mix_64 rng_;
   std::vector<std::size_t> order_;
   std::size_t position_ = 0;
 };

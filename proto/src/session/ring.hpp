@@ -62,7 +62,7 @@ class ring {
 
  private:
   void grow() {
-    std::vector<T> bigger(slots_.empty() ? 8 : slots_.size() * 2);
+    std::vector<T> bigger(slots_.empty() ? 2 : slots_.size() * 2);
     for (std::size_t k = 0; k < slots_.size(); ++k) bigger[k] = std::move((*this)[k]);
     slots_ = std::move(bigger);
     head_ = 0;
