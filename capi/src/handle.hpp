@@ -15,7 +15,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <vector>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -25,6 +24,7 @@
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "client_lock.hpp"
 #include "zkwire/client/client.hpp"

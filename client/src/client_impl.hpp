@@ -124,8 +124,8 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   // The choices when the host list changes; made at the first change (2.5 KB that most clients never need), from
   // the same seed, so the sequence is the same.
   std::unique_ptr<std::mt19937_64> rebalance_rng_;
-  bool config_reading_ = false;              // follow_config: a read of the configuration is in flight
-  bool config_watched_ = false;              // ... its watch is armed
+  bool config_reading_ = false;  // follow_config: a read of the configuration is in flight
+  bool config_watched_ = false;  // ... its watch is armed
   // The cause of a failed connection attempt that the user can fix, reported instead of a bare connect timeout until
   // a session is up: a TLS failure (tls_options.hpp) or client_errc::host_not_found.
   std::error_code last_tls_error_;
