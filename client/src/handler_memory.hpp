@@ -2,11 +2,12 @@
 // Memory for the one outstanding operation of a kind (a read, a write, a posted pump). Asio allocates each
 // operation's state through the handler's associated allocator; its default, a per-thread cache of two blocks,
 // thrashes between the read, write and post sizes and costs about three heap allocations per request. A block
-// that is busy (never in steady state) falls back to the heap. The owner of a handler_memory must outlive every
-// operation using it: Asio frees an operation's memory before it destroys the handler, so a handler that keeps
-// the owner alive (a shared_ptr capture) is enough.
+// that is busy (never in steady state) falls back to the heap. The block is allocated by the first operation and
+// grows to the largest seen, so steady traffic allocates nothing and an idle client holds what its operations need
+// (184 bytes for a TCP read; a fixed block would have to fit TLS's larger ones in every client). The owner of a
+// handler_memory must outlive every operation using it: Asio frees an operation's memory before it destroys the
+// handler, so a handler that keeps the owner alive (a shared_ptr capture) is enough.
 
-#include <array>
 #include <cstddef>
 #include <new>
 #include <utility>
@@ -20,17 +21,22 @@ class handler_memory {
   handler_memory& operator=(const handler_memory&) = delete;
   handler_memory(handler_memory&&) = delete;
   handler_memory& operator=(handler_memory&&) = delete;
-  ~handler_memory() = default;
+  ~handler_memory() { ::operator delete(block_); }
 
   void* allocate(std::size_t size) {
-    if (!in_use_ && size <= sizeof(storage_)) {
-      in_use_ = true;
-      return storage_.data();
+    if (in_use_) return ::operator new(size);
+    if (size > capacity_) {
+      ::operator delete(block_);
+      block_ = nullptr;  // nothing left dangling should the next line throw
+      capacity_ = 0;
+      block_ = ::operator new(size);
+      capacity_ = size;
     }
-    return ::operator new(size);
+    in_use_ = true;
+    return block_;
   }
   void deallocate(void* p) noexcept {
-    if (p == storage_.data()) {
+    if (p == block_) {
       in_use_ = false;
     } else {
       ::operator delete(p);
@@ -38,7 +44,8 @@ class handler_memory {
   }
 
  private:
-  alignas(std::max_align_t) std::array<unsigned char, 512> storage_{};
+  void* block_ = nullptr;  // operator new's alignment: that of std::max_align_t, as Asio's operations need
+  std::size_t capacity_ = 0;
   bool in_use_ = false;
 };
 
