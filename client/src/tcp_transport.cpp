@@ -1,6 +1,7 @@
-// The default transport: one TCP connection (TCP_NODELAY) at a time. Asio's handlers keep the shared state alive
-// (socket, resolver, handler memory) so that the transport can be destroyed with operations outstanding; a
-// connection generation filters the completions of operations started before close().
+// The default transport: one TCP connection (TCP_NODELAY) at a time, host names looked up by host_resolver (no
+// thread kept for them). Asio's handlers keep the shared state alive (socket, resolver, handler memory) so that the
+// transport can be destroyed with operations outstanding; a connection generation filters the completions of
+// operations started before close().
 
 #include <asio/connect.hpp>
 #include <asio/ip/address.hpp>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "handler_memory.hpp"
+#include "host_resolver.hpp"
 #include "zkwire/client/transport.hpp"
 
 namespace zkwire {
@@ -44,8 +46,8 @@ class tcp_transport final : public transport {
       return;
     }
     state_->resolver.async_resolve(
-        host.host, std::to_string(host.port),
-        [self = state_, generation](const std::error_code& error, const tcp::resolver::results_type& found) {
+        host.host, host.port,
+        [self = state_, generation](const std::error_code& error, const detail::host_resolver::results& found) {
           if (self->stale(generation)) return;
           if (error) {
             self->connected(generation, error);
@@ -114,7 +116,7 @@ class tcp_transport final : public transport {
     detail::handler_memory write_memory;
     transport_events* events;  // null once the transport is gone
     tcp::socket socket;
-    tcp::resolver resolver;
+    detail::host_resolver resolver;
     std::uint64_t generation = 0;
   };
 

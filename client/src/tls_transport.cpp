@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "handler_memory.hpp"
+#include "host_resolver.hpp"
 #include "tls_context.hpp"
 #include "zkwire/client/tls_options.hpp"
 
@@ -75,8 +76,8 @@ class tls_transport final : public transport {
       return;
     }
     state_->resolver.async_resolve(
-        host.host, std::to_string(host.port),
-        [self = state_, conn, generation](const std::error_code& error, const tcp::resolver::results_type& found) {
+        host.host, host.port,
+        [self = state_, conn, generation](const std::error_code& error, const detail::host_resolver::results& found) {
           if (self->stale(generation)) return;
           if (error) {
             self->handshaken(generation, error);
@@ -164,7 +165,7 @@ class tls_transport final : public transport {
     asio::any_io_executor executor;
     std::shared_ptr<asio::ssl::context> context;
     tls_options options;
-    tcp::resolver resolver;
+    detail::host_resolver resolver;
     std::shared_ptr<connection> current;
     std::uint64_t generation = 0;
   };

@@ -211,11 +211,15 @@ int ct_wait_state(struct ct_session* session, int state, int timeout_ms) {
 }
 
 zhandle_t* ct_connect(struct ct_session* session, const clientid_t* clientid, int timeout_ms) {
+  return ct_connect_to(ct_hosts(), session, clientid, timeout_ms);
+}
+
+zhandle_t* ct_connect_to(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms) {
   memset(session, 0, sizeof *session);
   ct_latch_init(&session->events);
-  zhandle_t* zh = zookeeper_init(ct_hosts(), session_watcher, timeout_ms, clientid, session, 0);
+  zhandle_t* zh = zookeeper_init(hosts, session_watcher, timeout_ms, clientid, session, 0);
   if (zh == NULL) {
-    ct_fail(__FILE__, __LINE__, "zookeeper_init(%s) failed: %s", ct_hosts(), strerror(errno));
+    ct_fail(__FILE__, __LINE__, "zookeeper_init(%s) failed: %s", hosts, strerror(errno));
     return NULL;
   }
   if (!ct_wait_state(session, ZOO_CONNECTED_STATE, CT_WAIT_MS)) {

@@ -101,6 +101,8 @@ struct ct_session {
 /* Opens a handle whose global watcher records into `session` (which must outlive the handle), optionally
  * resuming `clientid`, and waits until it is connected; NULL (with a recorded failure) if it is not. */
 zhandle_t* ct_connect(struct ct_session* session, const clientid_t* clientid, int timeout_ms);
+/* The same with another connect string. */
+zhandle_t* ct_connect_to(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms);
 /* Waits until `session` has seen a session event with `state`; 1 if it has. */
 int ct_wait_state(struct ct_session* session, int state, int timeout_ms);
 

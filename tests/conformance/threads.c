@@ -1,10 +1,13 @@
-/* Threads: synchronous calls from many threads on one handle, completions that never run on the caller's thread
- * (a caller holding a lock its completions take does not deadlock), zookeeper_close from inside a completion, and
- * every completion called exactly once when a handle closes with requests outstanding. */
+/* Threads: a handle runs two threads (I/O and completions), also when its servers are named by host name;
+ * synchronous calls from many threads on one handle, completions that never run on the caller's thread (a caller
+ * holding a lock its completions take does not deadlock), zookeeper_close from inside a completion, and every
+ * completion called exactly once when a handle closes with requests outstanding. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capi_test.h"
 
@@ -16,6 +19,42 @@ struct worker {
   int index;
   int errors;
 };
+
+static int thread_count(void) {
+  int n = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return -1;
+  for (struct dirent* entry; (entry = readdir(tasks)) != NULL;) n += entry->d_name[0] != '.';
+  closedir(tasks);
+  return n;
+}
+
+static void* nothing(void* arg) { return arg; }
+
+/* The C client resolves host names on the caller's thread; a library that kept a thread for them (Asio's resolver
+ * keeps one per io_context) would run three per handle named by host name. */
+static void two_threads_per_handle_named_by_host(void) {
+  const char* port = strrchr(ct_hosts(), ':');
+  if (port == NULL || strncmp(ct_hosts(), "127.0.0.1:", 10) != 0) {
+    ct_fail(__FILE__, __LINE__, "expected a connect string 127.0.0.1:PORT, got %s", ct_hosts());
+    return;
+  }
+  char hosts[256];
+  snprintf(hosts, sizeof hosts, "localhost%s", port);
+  /* A sanitizer's runtime may start a thread of its own at the program's first pthread_create: let that happen
+   * before the count. */
+  pthread_t first;
+  if (pthread_create(&first, NULL, nothing, NULL) == 0) pthread_join(first, NULL);
+  const int before = thread_count();
+  struct ct_session session;
+  zhandle_t* zh = ct_connect_to(hosts, &session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return;
+  /* A thread that did the lookup may still be on its way out right after the connection. */
+  for (int i = 0; i < 200 && thread_count() > before + 2; ++i) usleep(10000);
+  CT_CHECK_INT(thread_count() - before, 2);
+  zookeeper_close(zh);
+  ct_latch_destroy(&session.events);
+}
 
 static void* sync_worker(void* arg) {
   struct worker* worker = arg;
@@ -239,6 +278,7 @@ static void close_with_requests_outstanding(void) {
 
 int main(void) {
   static const struct ct_case cases[] = {
+      {"two_threads_per_handle_named_by_host", two_threads_per_handle_named_by_host},  // first: no other threads
       {"sync_calls_from_many_threads", sync_calls_from_many_threads},
       {"completions_off_the_callers_thread", completions_off_the_callers_thread},
       {"zookeeper_close_inside_a_completion", zookeeper_close_inside_a_completion},

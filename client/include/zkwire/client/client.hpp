@@ -18,9 +18,9 @@
 //   io.run();
 //
 // Execution and thread safety
-//   One executor per client, no threads of its own (except that Asio resolves host *names* with getaddrinfo on an
-//   internal thread; numeric addresses skip the resolver). A client is NOT thread-safe: call its member functions
-//   and destroy it only from code running on its executor (or while nothing runs that executor). With a
+//   One executor per client, no threads of its own (except that a host *name* is looked up with getaddrinfo on a
+//   thread that ends with the lookup; numeric addresses need none). A client is NOT thread-safe: call its member
+//   functions and destroy it only from code running on its executor (or while nothing runs that executor). With a
 //   multi-threaded io_context, give the client a strand. Completion handlers run on their associated executor
 //   (the client's executor when they have none) and are never invoked from inside the initiating function.
 //   Watch callbacks, the state listener and the logger run on the client's executor; they may start new

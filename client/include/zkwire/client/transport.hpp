@@ -87,8 +87,9 @@ class transport {
 using transport_factory =
     std::function<std::unique_ptr<transport>(const asio::any_io_executor& executor, transport_events& events)>;
 
-// TCP with TCP_NODELAY. Host names are resolved with Asio's resolver (getaddrinfo on an internal thread); numeric
-// addresses are connected to directly. Reads, writes and their completions allocate nothing in steady state.
+// TCP with TCP_NODELAY. A host name is looked up with getaddrinfo on a thread that ends with the lookup (Asio's
+// resolver would keep one per io_context for good); numeric addresses are connected to directly. Reads, writes
+// and their completions allocate nothing in steady state.
 std::unique_ptr<transport> make_tcp_transport(const asio::any_io_executor& executor, transport_events& events);
 
 }  // namespace zkwire

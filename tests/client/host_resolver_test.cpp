@@ -1,0 +1,101 @@
+// host_resolver (client/src): a host name's lookup on a thread that ends with it, its result on the owner's
+// executor, and a cancel that leaves nothing behind.
+
+#include "host_resolver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <asio/io_context.hpp>
+#include <atomic>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace zkwire::detail {
+namespace {
+
+using results = host_resolver::results;
+
+std::size_t thread_count() {
+  std::size_t n = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return 0;
+  while (const dirent* entry = readdir(tasks)) n += entry->d_name[0] != '.' ? 1U : 0U;
+  closedir(tasks);
+  return n;
+}
+
+TEST(host_resolver, ResolvesOnTheOwnersExecutorAndKeepsNoThread) {
+  asio::io_context io;
+  host_resolver resolver(io.get_executor());
+  const std::size_t threads_before = thread_count();
+  bool called = false;
+  std::thread::id called_on;
+  resolver.async_resolve("localhost", 2181, [&](const std::error_code& ec, const results& found) {
+    called = true;
+    called_on = std::this_thread::get_id();
+    EXPECT_FALSE(ec) << ec.message();
+    ASSERT_FALSE(found.empty());
+    EXPECT_EQ(found.begin()->endpoint().port(), 2181);
+    EXPECT_TRUE(found.begin()->endpoint().address().is_loopback());
+  });
+  io.run();  // returns once the result ran: the lookup was outstanding work until then
+  EXPECT_TRUE(called);
+  EXPECT_EQ(called_on, std::this_thread::get_id());
+  // Asio's own resolver would keep a thread for the io_context from here on; the lookup's thread ends (it may
+  // still be on its way out right after posting).
+  for (int i = 0; i < 1000 && thread_count() > threads_before; ++i) std::this_thread::yield();
+  EXPECT_EQ(thread_count(), threads_before);
+}
+
+TEST(host_resolver, AnUnknownHostIsAnError) {
+  asio::io_context io;
+  host_resolver resolver(io.get_executor(), [](const std::string&, const std::string&, std::error_code& ec) {
+    ec = asio::error::host_not_found;
+    return results();
+  });
+  std::error_code seen;
+  resolver.async_resolve("nowhere.invalid", 2181, [&](const std::error_code& ec, const results&) { seen = ec; });
+  io.run();
+  EXPECT_EQ(seen, asio::error::host_not_found);
+}
+
+TEST(host_resolver, CancelReleasesTheHandlerAndTheWorkAtOnce) {
+  asio::io_context io;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> lookups_done{0};
+  host_resolver resolver(io.get_executor(), [&](const std::string&, const std::string&, std::error_code&) {
+    released.wait();
+    ++lookups_done;
+    return results();
+  });
+  auto token = std::make_shared<int>(0);
+  const std::weak_ptr<int> held = token;
+  bool called = false;
+  resolver.async_resolve("blocked", 2181, [&called, token](const std::error_code&, const results&) { called = true; });
+  token.reset();
+  io.poll();
+  EXPECT_FALSE(io.stopped()) << "the outstanding lookup is work for the io_context";
+  EXPECT_FALSE(held.expired());
+
+  resolver.cancel();
+  EXPECT_TRUE(held.expired()) << "cancel() releases the handler on the owner's thread";
+  io.restart();
+  io.poll();
+  EXPECT_TRUE(io.stopped()) << "nothing outstanding after cancel()";
+
+  // The cancelled lookup's thread finishes and posts nothing; a later lookup's result is the only call.
+  release.set_value();
+  bool later = false;
+  resolver.async_resolve("next", 2181, [&](const std::error_code&, const results&) { later = true; });
+  io.restart();
+  io.run();
+  EXPECT_TRUE(later);
+  EXPECT_FALSE(called);
+}
+
+}  // namespace
+}  // namespace zkwire::detail
