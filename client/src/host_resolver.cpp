@@ -38,7 +38,7 @@ host_resolver::~host_resolver() { cancel(); }
 void host_resolver::async_resolve(const std::string& host, std::uint16_t port, handler done) {
   cancel();
   auto state = std::make_shared<lookup_state>();
-  state->work.emplace(asio::prefer(executor_, asio::execution::outstanding_work.tracked));
+  state->work.emplace(asio::prefer(executor_, asio::execution::outstanding_work_t::tracked));
   state->done = std::move(done);
   current_ = state;
   try {
