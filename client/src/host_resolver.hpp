@@ -10,7 +10,8 @@
 // owner's but the shared state below, under its mutex, and the executor, only while the lookup is not cancelled:
 // cancel() (also the destructor, and a new lookup) makes the result go nowhere, releases the handler on the
 // owner's thread at once, and lets the executor's io_context stop counting the lookup as outstanding work. A
-// cancelled lookup's thread finishes getaddrinfo (it cannot be interrupted) and ends.
+// cancelled lookup's thread finishes getaddrinfo (it cannot be interrupted) and ends; a new lookup of the same host
+// meanwhile waits for that one rather than starting another thread.
 
 #include <asio/any_io_executor.hpp>
 #include <asio/ip/tcp.hpp>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace zkwire::detail {
 
@@ -49,7 +51,8 @@ class host_resolver {
 
   asio::any_io_executor executor_;
   lookup_function lookup_;
-  std::shared_ptr<lookup_state> current_;
+  std::shared_ptr<lookup_state> current_;               // the lookup whose result is awaited
+  std::vector<std::shared_ptr<lookup_state>> started_;  // lookups whose thread may still run, one per host
 };
 
 }  // namespace zkwire::detail
