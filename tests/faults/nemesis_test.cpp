@@ -178,7 +178,11 @@ struct verdict {
   std::string details;
 };
 
-verdict judge(const std::vector<section>& sections, const std::vector<register_write_record>& writes) {
+// `origin`: the monotonic time (ns) the fault schedule's seconds count from, so that the details can be read
+// against it.
+verdict judge(const std::vector<section>& sections, const std::vector<register_write_record>& writes,
+              std::int64_t origin) {
+  const auto at = [origin](std::int64_t t) { return static_cast<double>(t - origin) / 1e9; };
   verdict v;
   std::ostringstream details;
   for (std::size_t i = 0; i < sections.size(); ++i) {
@@ -187,9 +191,10 @@ verdict judge(const std::vector<section>& sections, const std::vector<register_w
     v.terminated += a.terminated ? 1 : 0;
     for (std::size_t j = i + 1; j < sections.size() && sections[j].start < a.end; ++j) {
       ++v.overlaps;
-      details << "overlap: contender " << a.contender << " (token " << a.token << ") still ran "
+      details << "overlap: contender " << a.contender << " (token " << a.token << ", " << at(a.start) << "–"
+              << at(a.end) << " s" << (a.terminated ? ", terminated" : "") << ") still ran "
               << (a.end - sections[j].start) / 1'000'000 << " ms after contender " << sections[j].contender
-              << " (token " << sections[j].token << ") started\n";
+              << " (token " << sections[j].token << ") started at " << at(sections[j].start) << " s\n";
     }
     if (i > 0 && a.token <= sections[i - 1].token) {
       ++v.token_regressions;
@@ -265,15 +270,46 @@ class nemesis {
     }
     heal();
     // Let every contender finish the attempt it is in (no new ones), then check what is left.
+    bool described = false;
     for (std::size_t k = 0; k < contenders_.size(); ++k) {
       auto& c = contenders_[k];
       if (c.process.pid() <= 0) continue;
-      const int status = c.process.finish(60s).status;
+      // One that is still at it after 30 s is stuck: what the lock directory holds then is the clue.
+      if (!described && !c.process.wait_for(30s)) {
+        described = true;
+        describe_lock_directory();
+      }
+      const int status = c.process.finish(30s).status;
       count_exit(c, status);
       // Killed because it did not finish: what it was doing (its -v log) is the only clue left.
       if (status == 128 + SIGKILL) faults_log_ << "contender " << k << " killed; its log ends:\n" << log_tail(k, 40);
     }
     faults_log_ << "contenders done after " << seconds_since(began) << " s\n";
+  }
+
+  // The lock directory's nodes with their owners' sessions (a contender's -v log names its session), into the
+  // failure output.
+  void describe_lock_directory() {
+    client& c = *loop_.on_loop([&] {
+      direct_ = std::make_unique<client>(loop_.io().get_executor(), client_options_for(cluster_->connect_string()));
+      return direct_.get();
+    });
+    blocking_ops ops{loop_, c};
+    if (auto connect_ec = ops.connect()) {
+      faults_log_ << "stuck contenders; no session to list " << lock_dir << ": " << connect_ec.message() << "\n";
+    } else if (auto [ec, listing] = ops.children(lock_dir); ec) {
+      faults_log_ << "stuck contenders; listing " << lock_dir << ": " << ec.message() << "\n";
+    } else {
+      faults_log_ << "stuck contenders; " << lock_dir << " holds " << listing.children.size() << " node(s):\n";
+      for (const auto& child : listing.children) {
+        auto [stat_ec, st] = ops.exists(std::string(lock_dir) + "/" + child);
+        char owner[32] = "?";
+        if (!stat_ec && st)
+          std::snprintf(owner, sizeof owner, "0x%llx", static_cast<unsigned long long>(st->ephemeral_owner));
+        faults_log_ << "  " << child << " owner " << owner << (stat_ec ? " (" + stat_ec.message() + ")" : "") << "\n";
+      }
+    }
+    loop_.on_loop([&] { direct_.reset(); });
   }
 
   // The children of the lock directory, once they are gone (or the listing after 20 s).
@@ -327,6 +363,11 @@ class nemesis {
   }
 
   static constexpr const char* lock_dir = "/nemesis/lock";
+
+  // The fault schedule's time 0 on CLOCK_MONOTONIC, the sections' clock (steady_clock is CLOCK_MONOTONIC here).
+  std::int64_t origin_ns() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(started_.time_since_epoch()).count();
+  }
 
  private:
   struct contender {
@@ -499,7 +540,7 @@ TEST(Nemesis, LockHoldersNeverOverlapUnderFaults) {
   nemesis n(settings, seed);
   n.run();
   const auto left = n.leftovers();
-  const auto v = judge(read_sections(n.dir() / "sections"), read_writes(n.dir() / "writes"));
+  const auto v = judge(read_sections(n.dir() / "sections"), read_writes(n.dir() / "writes"), n.origin_ns());
   print_summary("nemesis", seed, v, n, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   SCOPED_TRACE("seed " + std::to_string(seed) + " (replay with ZKWIRE_NEMESIS_SEED=" + std::to_string(seed) + ")");
   EXPECT_EQ(v.overlaps, 0U) << v.details;
@@ -529,7 +570,7 @@ TEST(Nemesis, MarginZeroIsUnsafe) {
   const auto began = std::chrono::steady_clock::now();
   nemesis n(settings, seed);
   n.run();
-  const auto v = judge(read_sections(n.dir() / "sections"), read_writes(n.dir() / "writes"));
+  const auto v = judge(read_sections(n.dir() / "sections"), read_writes(n.dir() / "writes"), n.origin_ns());
   print_summary("nemesis margin 0", seed, v, n,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   SCOPED_TRACE("seed " + std::to_string(seed) + " (replay with ZKWIRE_NEMESIS_SEED=" + std::to_string(seed) + ")");
