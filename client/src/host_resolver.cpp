@@ -1,7 +1,9 @@
 #include "host_resolver.hpp"
 
+#include <asio/connect.hpp>
 #include <asio/execution/outstanding_work.hpp>
 #include <asio/io_context.hpp>
+#include <asio/ip/address.hpp>
 #include <asio/post.hpp>
 #include <asio/prefer.hpp>
 #include <mutex>
@@ -83,6 +85,28 @@ void host_resolver::async_resolve(const std::string& host, std::uint16_t port, h
       done(make_error_code(std::errc::resource_unavailable_try_again), results());
     });
   }
+}
+
+void host_resolver::async_connect(asio::ip::tcp::socket::lowest_layer_type& socket, const host_port& host,
+                                  std::function<void(const std::error_code&)> done) {
+  std::error_code ec;
+  const auto address = asio::ip::make_address(host.host, ec);
+  if (!ec) {
+    socket.async_connect(asio::ip::tcp::endpoint(address, host.port),
+                         [done = std::move(done)](const std::error_code& error) { done(error); });
+    return;
+  }
+  // `socket` outlives the lookup: `done` keeps it alive, and a cancelled lookup calls nothing.
+  async_resolve(host.host, host.port,
+                [&socket, done = std::move(done)](const std::error_code& error, const results& found) {
+                  if (error) {
+                    done(error);
+                    return;
+                  }
+                  asio::async_connect(socket, found,
+                                      [done](const std::error_code& connect_error,
+                                             const asio::ip::tcp::endpoint& /*ep*/) { done(connect_error); });
+                });
 }
 
 void host_resolver::cancel() noexcept {

@@ -22,6 +22,8 @@
 #include <system_error>
 #include <vector>
 
+#include "zkwire/client/connect_string.hpp"
+
 namespace zkwire::detail {
 
 class host_resolver {
@@ -45,6 +47,12 @@ class host_resolver {
   void async_resolve(const std::string& host, std::uint16_t port, handler done);
   // The lookup in progress, if any, calls nothing.
   void cancel() noexcept;
+
+  // Connects `socket` to `host` (the transports' one way): at once for a numeric address, else to the addresses a
+  // lookup finds, one after another. `done(error)` runs on the socket's executor (a failed lookup's error, or the
+  // connect's), unless cancel() comes first while looking up; `done` must keep `socket` alive.
+  void async_connect(asio::ip::tcp::socket::lowest_layer_type& socket, const host_port& host,
+                     std::function<void(const std::error_code&)> done);
 
  private:
   struct lookup_state;  // shared with the lookup's thread

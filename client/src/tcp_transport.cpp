@@ -3,13 +3,10 @@
 // transport can be destroyed with operations outstanding; a connection generation filters the completions of
 // operations started before close().
 
-#include <asio/connect.hpp>
-#include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/write.hpp>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <utility>
 
 #include "handler_memory.hpp"
@@ -36,28 +33,10 @@ class tcp_transport final : public transport {
 
   void async_connect(const host_port& host) override {
     close();
-    const auto generation = state_->generation;
-    std::error_code ec;
-    const auto address = asio::ip::make_address(host.host, ec);
-    if (!ec) {  // numeric address: no resolver
-      state_->socket.async_connect(
-          tcp::endpoint(address, host.port),
-          [self = state_, generation](const std::error_code& error) { self->connected(generation, error); });
-      return;
-    }
-    state_->resolver.async_resolve(
-        host.host, host.port,
-        [self = state_, generation](const std::error_code& error, const detail::host_resolver::results& found) {
-          if (self->stale(generation)) return;
-          if (error) {
-            self->connected(generation, error);
-            return;
-          }
-          asio::async_connect(self->socket, found,
-                              [self, generation](const std::error_code& connect_error, const tcp::endpoint& /*ep*/) {
-                                self->connected(generation, connect_error);
-                              });
-        });
+    state_->resolver.async_connect(state_->socket, host,
+                                   [self = state_, generation = state_->generation](const std::error_code& error) {
+                                     self->connected(generation, error);
+                                   });
   }
 
   void async_read_some(std::span<char> buffer) override {

@@ -6,8 +6,6 @@
 
 #include <openssl/ssl.h>
 
-#include <asio/connect.hpp>
-#include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/post.hpp>
 #include <asio/ssl/stream.hpp>
@@ -66,29 +64,9 @@ class tls_transport final : public transport {
       });
       return;
     }
-    std::error_code ec;
-    const auto address = asio::ip::make_address(host.host, ec);
-    if (!ec) {  // numeric address: no resolver
-      conn->stream.lowest_layer().async_connect(tcp::endpoint(address, host.port),
-                                                [self = state_, conn, generation](const std::error_code& error) {
-                                                  self->connected(generation, conn, error);
-                                                });
-      return;
-    }
-    state_->resolver.async_resolve(
-        host.host, host.port,
-        [self = state_, conn, generation](const std::error_code& error, const detail::host_resolver::results& found) {
-          if (self->stale(generation)) return;
-          if (error) {
-            self->handshaken(generation, error);
-            return;
-          }
-          asio::async_connect(
-              conn->stream.lowest_layer(), found,
-              [self, conn, generation](const std::error_code& connect_error, const tcp::endpoint& /*ep*/) {
-                self->connected(generation, conn, connect_error);
-              });
-        });
+    state_->resolver.async_connect(
+        conn->stream.lowest_layer(), host,
+        [self = state_, conn, generation](const std::error_code& error) { self->connected(generation, conn, error); });
   }
 
   void async_read_some(std::span<char> buffer) override {

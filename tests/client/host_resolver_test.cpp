@@ -7,9 +7,11 @@
 
 #include <dirent.h>
 #include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
 #include <atomic>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -133,6 +135,36 @@ TEST(host_resolver, ARetryWaitsForTheLookupStillRunningForItsHost) {
   EXPECT_EQ(other, 1);
   EXPECT_EQ(retry, 2);
   EXPECT_EQ(lookups->load(), 3);
+}
+
+TEST(host_resolver, ConnectsToANumericAddressOrAFoundOneAndReportsAFailedLookup) {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const std::uint16_t port = acceptor.local_endpoint().port();
+  host_resolver resolver(
+      io.get_executor(), [](const std::string& host, const std::string& service, std::error_code& ec) {
+        if (host != "here") {
+          ec = asio::error::host_not_found;
+          return results();
+        }
+        const auto found_port = static_cast<std::uint16_t>(std::stoi(service));
+        return results::create(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), found_port), host, service);
+      });
+  for (const std::string host : {"127.0.0.1", "here", "nowhere"}) {
+    SCOPED_TRACE(host);
+    asio::ip::tcp::socket socket(io);
+    std::optional<std::error_code> result;
+    resolver.async_connect(socket, host_port{host, port}, [&](const std::error_code& ec) { result = ec; });
+    io.restart();
+    io.run();
+    ASSERT_TRUE(result.has_value());
+    if (host != "nowhere") {
+      EXPECT_FALSE(*result) << result->message();
+      EXPECT_EQ(socket.remote_endpoint().port(), port);
+    } else {
+      EXPECT_EQ(*result, asio::error::host_not_found);
+    }
+  }
 }
 
 }  // namespace
