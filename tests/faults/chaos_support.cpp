@@ -17,7 +17,7 @@ std::optional<std::uint64_t> env_number(const char* name) {
   return value;
 }
 
-constexpr std::size_t kept_log_lines = 400;
+constexpr std::size_t kept_log_lines = 2000;
 
 }  // namespace
 
@@ -93,12 +93,16 @@ void proxied_cluster::cut_connections(faults::cut_kind how) {
   for (auto& p : proxies_) p->cut_connections(how);
 }
 
-std::string proxied_cluster::log_tail(std::size_t lines) const {
+std::string proxied_cluster::log_tail(std::size_t lines, bool pings) const {
   const std::lock_guard lock(log_->mutex);
+  std::deque<const std::string*> tail;
+  for (const auto& line : log_->lines) {
+    if (!pings && line.find(R"("op":"ping")") != std::string::npos) continue;
+    tail.push_back(&line);
+    if (tail.size() > lines) tail.pop_front();
+  }
   std::string out;
-  const auto& all = log_->lines;
-  const std::size_t from = all.size() > lines ? all.size() - lines : 0;
-  for (std::size_t i = from; i < all.size(); ++i) out += all[i] + "\n";
+  for (const auto* line : tail) out += *line + "\n";
   return out;
 }
 

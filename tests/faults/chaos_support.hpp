@@ -56,8 +56,9 @@ class proxied_cluster {
   [[nodiscard]] std::uint64_t fired(const std::vector<faults::rule_id>& ids) const;
   void cut_connections(faults::cut_kind how);
 
-  // The last lines of the proxies' frame logs, for failure messages.
-  [[nodiscard]] std::string log_tail(std::size_t lines = 60) const;
+  // The last lines of the proxies' frame logs, for failure messages. Without pings: the exchange a stuck client had
+  // last, which an idle connection's pings would otherwise push out of the tail.
+  [[nodiscard]] std::string log_tail(std::size_t lines = 60, bool pings = true) const;
 
  private:
   // Shared with the proxies' log callbacks, which may run after this object is gone (while the loop winds down).
@@ -112,6 +113,10 @@ struct blocking_ops {
   }
   std::pair<std::error_code, children_result> children(std::string path) {
     return wait_result<children_result>(loop, [&](auto h) { c.async_get_children(std::move(path), std::move(h)); });
+  }
+  // Waits until the server caught up with the leader.
+  std::error_code sync(std::string path) {
+    return wait_ec(loop, [&](auto h) { c.async_sync(std::move(path), std::move(h)); });
   }
   std::error_code set(std::string path, std::string data) {
     return wait_result<zkwire::stat>(

@@ -38,9 +38,11 @@
 //   now), or no server answered for session_timeout - safety margin since the last answered send
 //   (client::last_answered_send_time): lost is signalled no later than
 //   last_answered_send_time() + session_timeout() - margin, before the server can expire the session and grant
-//   the lock to another client. A lost lock stays lost until async_release; its node is deleted in the background
-//   if it still exists. Loss is offered three ways: set_listener (callback), async_wait_lost (any token), and
-//   lost_slot() (an asio::cancellation_slot to bind to the guarded work: terminal cancellation on loss).
+//   the lock to another client, as long as the leader hears of the session when our server does: a leader paused
+//   while its followers answer for it can expire the session early on waking (docs/design.md#lock-states), which
+//   no client can see; fencing is the guard there. A lost lock stays lost until async_release; its node is deleted
+//   in the background if it still exists. Loss is offered three ways: set_listener (callback), async_wait_lost (any
+//   token), and lost_slot() (an asio::cancellation_slot to bind to the guarded work: terminal cancellation on loss).
 //
 // Fencing
 //   fencing_token() is the czxid of our node: it grows with every grant of this lock (and of any other node), so a
