@@ -18,13 +18,6 @@ namespace zkwire::detail {
 
 namespace {
 
-// follow_config's choices are drawn from std::mt19937_64(seed) (documented in client_options).
-std::uint64_t rebalance_seed(std::uint64_t seed) {
-  if (seed != 0) return seed;
-  std::random_device device;
-  return (std::uint64_t{device()} << 32U) ^ device();
-}
-
 // The completion of follow_config's read: back to the client, if it still exists.
 class config_read_op final : public pending_op {
  public:
@@ -101,7 +94,9 @@ void client_impl::apply_config(const std::string& text) {
 void client_impl::replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason) {
   if (hosts.empty() || hosts == servers_.hosts || life_ == lifecycle::shut_down) return;
   const auto current = current_host_port();
-  if (!rebalance_rng_) rebalance_rng_ = std::make_unique<std::mt19937_64>(rebalance_seed(options_.seed));
+  // follow_config's choices are drawn from std::mt19937_64(seed) (documented in client_options): the engine's seed,
+  // options.seed or the random one it drew for 0.
+  if (!rebalance_rng_) rebalance_rng_ = std::make_unique<std::mt19937_64>(engine_.seed());
   const rebalance_choice choice = choose_host_after_reconfig(servers_.hosts, hosts, current, *rebalance_rng_);
   servers_.hosts = std::move(hosts);
   log(log_level::info, [&] {

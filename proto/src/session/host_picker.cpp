@@ -15,7 +15,7 @@ std::uint64_t effective_seed(std::uint64_t seed) {
 }  // namespace
 
 host_picker::host_picker(std::size_t host_count, bool shuffle, std::uint64_t seed)
-    : rng_(effective_seed(seed)), order_(std::max<std::size_t>(host_count, 1)) {
+    : seed_(effective_seed(seed)), rng_(seed_), order_(std::max<std::size_t>(host_count, 1)) {
   std::iota(order_.begin(), order_.end(), std::size_t{0});
   if (shuffle) std::shuffle(order_.begin(), order_.end(), rng_);
 }

@@ -35,6 +35,9 @@ class host_picker {
   // seed 0: a random seed.
   host_picker(std::size_t host_count, bool shuffle, std::uint64_t seed);
 
+  // The seed in use: the one given, or the random one drawn for 0.
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+
   // The next host in the round-robin order (the first call returns the first host of the order).
   std::size_t next() noexcept;
   [[nodiscard]] std::size_t host_count() const noexcept { return order_.size(); }
@@ -44,6 +47,7 @@ class host_picker {
   void reset(std::size_t host_count, bool shuffle);
 
  private:
+  std::uint64_t seed_;
   split_mix_64 rng_;
   std::vector<std::size_t> order_;
   std::size_t position_ = 0;

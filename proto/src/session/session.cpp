@@ -502,6 +502,7 @@ std::chrono::milliseconds session::negotiated_timeout() const noexcept { return 
 std::int64_t session::last_zxid_seen() const noexcept { return impl_->last_zxid; }
 std::optional<std::size_t> session::current_host() const noexcept { return impl_->host; }
 std::optional<time_point> session::last_answered_send_time() const noexcept { return impl_->last_answered; }
+std::uint64_t session::seed() const noexcept { return impl_->picker.seed(); }
 
 std::error_code session::session_error() const noexcept { return impl_->terminal_error(); }
 

@@ -343,6 +343,20 @@ TEST(SessionTimers, ShuffledHostOrderIsAPermutationFixedBySeed) {
   EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
 }
 
+// The seed in use is the engine's to tell (a driver's own seeded choices draw from it): the one configured, else
+// the random one drawn for 0, which a second engine does not share.
+TEST(SessionTimers, SeedInUseIsTheConfiguredOneOrTheOneDrawnForZero) {
+  const auto seed_of = [](std::uint64_t configured) {
+    session_config c;
+    c.seed = configured;
+    return session(c).seed();
+  };
+  EXPECT_EQ(seed_of(3), 3U);
+  const auto drawn = seed_of(0);
+  EXPECT_NE(drawn, 0U);
+  EXPECT_NE(drawn, seed_of(0)) << "two engines configured with 0 draw the same seed";
+}
+
 TEST(SessionTimers, LostWhenNothingWrittenForTPlusOneSecond) {
   harness h(config(1, 6000ms));
   h.establish(6000);

@@ -250,9 +250,13 @@ class session {
   [[nodiscard]] std::int64_t last_zxid_seen() const noexcept;
   [[nodiscard]] std::optional<std::size_t> current_host() const noexcept;  // host of the connection, if any
   // When the request behind the most recent server answer (a reply or a ping reply) was written. The session is
-  // certainly alive on the server until this + negotiated_timeout(): the base of a lock's safety margin.
+  // alive on the server until this + negotiated_timeout(), the base of a lock's safety margin, unless the leader was
+  // stopped while a follower answered for it (docs/design.md#lock-states).
   [[nodiscard]] std::optional<time_point> last_answered_send_time() const noexcept;
   [[nodiscard]] std::size_t pending_requests() const noexcept;  // queued or written, not completed
+  // The seed of the host order and the reconnect jitter: session_config::seed, or the random one drawn for 0. A
+  // driver's own seeded choices draw from it too, so that one seed makes a whole client reproducible.
+  [[nodiscard]] std::uint64_t seed() const noexcept;
   // Heap bytes the engine keeps for its read and write buffers and its request queues (not the watch table). A burst
   // of requests makes them grow; once nothing was sent for a ping interval they shrink back to a steady session's
   // size (at most 64 queue slots and 64 KiB per write buffer are kept), so a thousand lock waiters started at once
