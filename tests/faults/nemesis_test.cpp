@@ -120,15 +120,19 @@ class nemesis {
     faults_log_ << "contenders done after " << seconds_since(began) << " s\n";
   }
 
+  // A client of the test's own to `servers`, not through the proxies (direct_, reset on the loop when done).
+  blocking_ops direct_client(const std::string& servers) {
+    client& c = *loop_.on_loop([&] {
+      direct_ = std::make_unique<client>(loop_.io().get_executor(), client_options_for(servers));
+      return direct_.get();
+    });
+    return blocking_ops{loop_, c};
+  }
+
   // What member m shows of the lock directory after a sync: a line per node (name and owner session, in sequence
   // order), or a line saying why it could not be listed.
   std::vector<std::string> listing_on_member(std::size_t m) {
-    const std::string member = "127.0.0.1:" + std::to_string(cluster_->client_port(m));
-    client& c = *loop_.on_loop([&] {
-      direct_ = std::make_unique<client>(loop_.io().get_executor(), client_options_for(member));
-      return direct_.get();
-    });
-    blocking_ops ops{loop_, c};
+    blocking_ops ops = direct_client("127.0.0.1:" + std::to_string(cluster_->client_port(m)));
     std::vector<std::string> lines;
     if (auto connect_ec = ops.connect()) {
       lines.push_back("no session: " + connect_ec.message());
@@ -193,11 +197,7 @@ class nemesis {
 
   // The children of the lock directory, once they are gone (or the listing after 20 s).
   std::vector<std::string> leftovers() {
-    client& c = *loop_.on_loop([&] {
-      direct_ = std::make_unique<client>(loop_.io().get_executor(), client_options_for(cluster_->connect_string()));
-      return direct_.get();
-    });
-    blocking_ops ops{loop_, c};
+    blocking_ops ops = direct_client(cluster_->connect_string());
     EXPECT_FALSE(ops.connect());
     std::vector<std::string> children;
     const auto deadline = std::chrono::steady_clock::now() + 20s;
