@@ -19,8 +19,6 @@
 namespace zkwire::recipes::detail {
 namespace {
 
-constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
-
 // Whom `ours` must wait for in a sorted listing: nothing (we hold), or the one contender to watch. Exclusive and
 // write: the contender right before us. Read: the closest earlier contender that is not a reader (our own
 // writer excepted: holding the write side, we may take the read side).

@@ -6,13 +6,12 @@
 // request_timeout instead.
 
 #include <algorithm>
-#include <asio/experimental/as_tuple.hpp>
-#include <asio/use_awaitable.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <system_error>
 
+#include "client_ops.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire/recipes/errors.hpp"
 
@@ -31,7 +30,6 @@ struct acquire_deadline {
   // Starts a request with `start(token)` (a tuple awaitable), bounded by remaining().
   template <class Start>
   [[nodiscard]] auto bounded(const client* c, Start start) const {
-    constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
     if (auto left = remaining(c)) return start(with_timeout(*left, tuple_awaitable));
     return start(tuple_awaitable);
   }

@@ -12,12 +12,6 @@
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
-namespace {
-
-constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
-
-}  // namespace
-
 link_ptr shared_link(client& c) {
   // One link and one observer per client, not per recipe object (a waiting lock is one of possibly thousands).
   // Keyed by address: a client destroyed and another made at the same address finds the old link gone (its

@@ -5,6 +5,8 @@
 
 #include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/use_awaitable.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -16,6 +18,10 @@
 #include "zkwire/client/client.hpp"
 
 namespace zkwire::recipes::detail {
+
+// The completion token of the recipes' client calls: the error comes back with the result, as a tuple, instead of
+// being thrown.
+inline constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
 
 // The client a lock uses, and whether it is gone (destroyed or closed): then nothing may touch it. Its executor and
 // clock stay usable after that (they outlive the client), and are kept here once for all its recipe objects.

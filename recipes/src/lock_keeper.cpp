@@ -20,9 +20,6 @@ keeper_options::keeper_options() = default;  // out of line: not an aggregate (l
 }  // namespace zkwire::recipes
 
 namespace zkwire::recipes::detail {
-namespace {
-constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
-}  // namespace
 
 class keeper_core : public std::enable_shared_from_this<keeper_core> {
  public:

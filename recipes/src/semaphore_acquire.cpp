@@ -20,8 +20,6 @@
 namespace zkwire::recipes::detail {
 namespace {
 
-constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
-
 class semaphore_task {
  public:
   semaphore_task(std::shared_ptr<semaphore_impl> self, std::shared_ptr<lease_attempt> a)
