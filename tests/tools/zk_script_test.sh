@@ -30,8 +30,9 @@ check_restart() {
   for m in "$dir"/member*; do
     pid=$(<"$m/pid")
     kill -KILL "$pid"
-    # Gone once its command line is (a zombie has none): the script's own test for a live member.
-    while [[ -s /proc/$pid/cmdline ]]; do sleep 0.1; done
+    # Gone once its command line is (a zombie has none): the script's own test for a live member. Read, not tested
+    # with -s: procfs files report size 0.
+    while [[ -n $(tr -d '\0' 2>/dev/null <"/proc/$pid/cmdline") ]]; do sleep 0.1; done
   done
   after=$("$ZK" start --dir "$dir" "$@" 2>"$RUN/stderr" | tail -n1) || fail "$name: restart failed: $(<"$RUN/stderr")"
   [[ $after == "$before" ]] || fail "$name: the restart moved the members from $before to $after (a fresh start?)"
