@@ -1,5 +1,6 @@
 #include "register_client.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "zkwire/client/with_timeout.hpp"
@@ -57,7 +58,6 @@ register_client::register_client(zkwire::client& c, std::size_t index, recorder&
         client_.clock()->make_wakeup(client_.get_executor(), [this, slot, alive = std::weak_ptr<int>(alive_)] {
           if (alive.expired()) return;
           timer_busy_[slot] = false;
-          --waiting_;
           if (phase_ == phase::running) {
             send(slot);
           } else if (phase_ == phase::closing && slot == 0) {
@@ -84,7 +84,6 @@ void register_client::stop() {
     if (timer_busy_[slot]) {
       timers_[slot]->cancel();
       timer_busy_[slot] = false;
-      --waiting_;
     }
   }
   if (in_flight_ == 0) close_reads();
@@ -114,7 +113,6 @@ void register_client::send(std::size_t slot) {
   if (phase_ != phase::running) return;
   if (renewing_) {  // requests would fail at once until the new session is up: wait a little
     timer_busy_[slot] = true;
-    ++waiting_;
     timers_[slot]->expires_at(client_.clock()->now() + pause());
     return;
   }
@@ -133,7 +131,6 @@ void register_client::send(std::size_t slot) {
     completed(id, ec, std::move(out));
     if (phase_ == phase::running) {
       timer_busy_[slot] = true;
-      ++waiting_;
       timers_[slot]->expires_at(client_.clock()->now() + (ec ? pause() + std::chrono::milliseconds(5) : pause()));
     } else if (phase_ == phase::stopping && in_flight_ == 0) {
       close_reads();
@@ -234,7 +231,6 @@ void register_client::close_reads() {
     if (ec) {
       renew_if_ended(ec);
       timer_busy_[0] = true;
-      ++waiting_;
       timers_[0]->expires_at(client_.clock()->now() + pause() + std::chrono::milliseconds(50));
       return;
     }
@@ -257,7 +253,6 @@ void register_client::close_read(std::size_t path) {
                       completed(id, ec, std::move(out));
                       if (!answered) {
                         timer_busy_[0] = true;
-                        ++waiting_;
                         timers_[0]->expires_at(client_.clock()->now() + pause() + std::chrono::milliseconds(50));
                         return;
                       }

@@ -76,7 +76,6 @@ class register_client {
   phase phase_ = phase::idle;
   std::size_t in_flight_ = 0;
   std::size_t sent_ = 0;
-  std::size_t waiting_ = 0;  // pauses running (each ends in a request)
   bool renewing_ = false;
   std::vector<std::int32_t> versions_;  // the version last seen per path (-1: none, or absent)
   std::vector<std::unique_ptr<wakeup>> timers_;

@@ -25,6 +25,7 @@ namespace {
 void print_with_members(async_session& s, const global_options& global, const std::string& directory,
                         const std::vector<recipes::contender>& contenders) {
   std::vector<std::string> names;
+  names.reserve(contenders.size());
   for (const auto& c : contenders) names.push_back(c.node);
   const auto reading = s.client().connected_host();
   auto [ec, check] = s.wait<recipes::member_check>([&](auto handler) {
