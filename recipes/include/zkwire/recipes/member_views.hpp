@@ -6,9 +6,9 @@
 // nodes the caller's member shows but a majority of the members do not. `zkwire locks --check-members` reports with
 // it; any listing of contenders (a lock's, an election's) can do the same.
 //
-//   auto check = co_await zkwire::recipes::async_check_members(c, options, "/locks/job", names, 5s,
-//                                                               asio::use_awaitable);
-//   for (const auto& node : check.diverged) ...  // node.name: shown to c, absent on a majority
+//   auto check =
+//       co_await zkwire::recipes::async_check_members(c, options, "/locks/job", names, timeout, asio::use_awaitable);
+//   for (const auto& node : check.diverged) std::printf("%s: on one member only\n", node.name.c_str());
 //
 // Thread safety: call on the client's executor; the handler runs on its associated executor (the client's when it
 // has none), never inside the initiating function. Cancellation is not supported; `timeout` bounds every member's
