@@ -326,6 +326,10 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
     m.request_deadline = std::min(m.request_deadline, deadline);
     return id;
   }
+  if (!m.may_wait_for_connection()) {  // docs/protocol.md#without-a-connection
+    m.complete(id, op, client_error::connection_loss);
+    return id;
+  }
   queued_request& q = m.pending.queued().push_back();
   q.frame.clear();
   const auto ec =
@@ -354,8 +358,11 @@ request_id session::add_auth(time_point now, std::string scheme, std::string cre
   if (m.ready()) {
     m.send_auth(now, packet, id);
     m.credentials.push_back({std::move(packet), 0});
-  } else {
+  } else if (m.may_wait_for_connection()) {
     m.credentials.push_back({std::move(packet), id});
+  } else {  // kept for the next connection; only the wait for its answer ends (docs/protocol.md#without-a-connection)
+    m.credentials.push_back({std::move(packet), 0});
+    m.complete(id, op_code::auth, client_error::connection_loss);
   }
   return id;
 }
@@ -441,7 +448,7 @@ void session::switch_host(time_point now, std::size_t host, std::error_code reas
       m.preferred_host = host;
       // The new attempt starts at once, whatever the pacing of failed attempts would say.
       m.failed_attempts = 0;
-      m.connection_lost(now, reason, true);
+      m.connection_lost(now, reason, true, true);
       break;
     case impl::phase::paced:
       m.preferred_host = host;
