@@ -29,6 +29,7 @@ proto::session_config make_config(const client_options& options, const connect_s
   config.max_frame_size = options.max_frame_size;
   config.resume_session_id = options.resume_session_id;
   config.resume_password = options.resume_session_password;
+  config.wait_for_connection = options.wait_for_connection;
   if (options.sasl) {
     if (options.sasl->user.empty()) throw std::invalid_argument("client_options::sasl: the user name is empty");
     config.sasl = proto::sasl_credentials{options.sasl->user, options.sasl->password, {}};

@@ -29,11 +29,18 @@
 // Sessions
 //   The first operation (or async_connect) starts the session: the client connects to the hosts of the connect
 //   string (in a seeded shuffled order, round-robin), performs the handshake, replays credentials, re-arms watches
-//   after a reconnect, and pings when idle. Requests started before a connection is established wait for it.
-//   When a connection breaks, every request in flight or queued completes with client_error::connection_loss:
-//   its outcome is unknown and it is never resent. Once the session has expired, authentication failed or the
-//   client was closed, new requests complete at once with that error (is_session_fatal()); create a new client to
-//   continue, or start a new session on this client with async_new_session.
+//   after a reconnect, and pings when idle. When a connection breaks, every request in flight completes with
+//   client_error::connection_loss: its outcome is unknown and it is never resent.
+//   A request started while there is no connection (before the first, while reconnecting) waits for one round of
+//   connection attempts, each host once: the round under way, or the next if the client is pausing between two
+//   (client_options::wait_for_connection: one_round by default; one_attempt, none). That is at most the pause
+//   (up to 1 s) and the number of hosts times the host connect timeout: by default about the session timeout, and
+//   milliseconds when every server refuses. It is sent if a connection is made in that round, else it fails with
+//   client_error::connection_loss, never sent. No request waits for the servers' return
+//   (docs/protocol.md#without-a-connection). To keep trying across an outage, retry (each retry waits for the next
+//   round); for a limit of your own, see "Deadlines". Once the session has expired, authentication failed or the client
+//   was closed, new requests complete at once with that error (is_session_fatal()); create a new client to continue, or
+//   start a new session on this client with async_new_session.
 //
 // Errors
 //   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
@@ -222,7 +229,8 @@ class client {
   }
 
   // Adds a credential (replayed on every reconnect). Signature void(std::error_code); AUTHFAILED ends the
-  // session.
+  // session. Without a connection its completion waits like a request's; client_error::connection_loss then says
+  // only that it was not answered: the credential is kept and sent with the next connection.
   template <class CompletionToken>
   auto async_add_auth(std::string scheme, std::string credentials, CompletionToken&& token) {
     return initiate<detail::no_result>(token, detail::add_auth_spec{std::move(scheme), std::move(credentials)});
