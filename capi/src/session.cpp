@@ -134,6 +134,13 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     zh->client_id = *clientid;
   }
   options.start_requests_inline = true;  // under the client lock (handle.hpp)
+  // A call made without a connection ends no later than in the C client (docs/libzookeeper.md#result-codes-and-events):
+  // with the connection attempt under way, and no attempt lasts longer than the C client's, 2/3 of the session
+  // timeout (zkwire's own default, the session timeout shared among the hosts, is shorter from two hosts on).
+  options.wait_for_connection = zkwire::connection_wait::one_attempt;
+  if (parsed.hosts.size() == 1) {
+    options.host_connect_timeout = std::max(options.session_timeout * 2 / 3, std::chrono::milliseconds(1));
+  }
   options.tls = std::move(setup.tls);
   options.sasl = std::move(setup.sasl);
   zhandle_t* raw = zh.get();
