@@ -148,6 +148,12 @@ static void removals_where_nothing_is_watched(void) {
   CT_CHECK_RC(zoo_wexists(zh, root, w1, contexts[1], &stat), ZOK);
   CT_CHECK_RC(zoo_wexists(zh, root, w2, contexts[2], &stat), ZOK);
   CT_CHECK_RC(zoo_remove_watches(zh, root, ZWATCHTYPE_DATA, NULL, NULL, 0), ZOK);
+  CT_CHECK_RC(zoo_set(zh, root, "y", 1, -1), ZOK);
+  expect_calls(zh, root, (const char* const[]){NULL});
+  CT_CHECK_RC(zoo_wexists(zh, root, w1, contexts[1], &stat), ZOK);
+  CT_CHECK_RC(zoo_remove_watches(zh, root, ZWATCHTYPE_DATA, NULL, NULL, 1), ZOK);
+  CT_CHECK_RC(zoo_set(zh, root, "x", 1, -1), ZOK);
+  expect_calls(zh, root, (const char* const[]){NULL});
   /* zoo_remove_all_watches with the handle's watcher and another on the path: nobody is called. */
   char buffer[8];
   int len = sizeof buffer;
