@@ -1,12 +1,12 @@
 #pragma once
 // Result and event types of zkwire::client. Plain values: copy them freely.
 
-#include <compare>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -174,7 +174,10 @@ using watch_callback = std::function<void(const watch_event&)>;
 struct watcher_key {
   std::uintptr_t object = 0;
   std::uintptr_t tag = 0;
-  friend auto operator<=>(const watcher_key&, const watcher_key&) = default;
+  friend bool operator==(const watcher_key&, const watcher_key&) = default;
+  friend bool operator<(const watcher_key& a, const watcher_key& b) noexcept {
+    return std::tie(a.object, a.tag) < std::tie(b.object, b.tag);
+  }
 };
 
 // A session state transition, delivered to the state listener on the client's executor.
