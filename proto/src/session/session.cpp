@@ -300,6 +300,10 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
     return id;
   }
   watch_intent intent = intent_of(op, body, watcher);
+  if (op == op_code::check_watches && intent.removes && !m.watches.has(intent.path, *intent.removes, watcher)) {
+    m.complete(id, op, server_error::no_watcher);  // nothing of that watcher to remove: no request (the Java client's)
+    return id;
+  }
   if (!use_chroot && watcher != 0 && !m.cfg.chroot.empty()) {
     m.complete(id, op, client_error::invalid_argument);
     return id;
@@ -393,10 +397,16 @@ bool session::cancel(request_id id) {
 
 void session::forget_watcher(watcher_id watcher) { impl_->watches.forget(watcher); }
 
-bool session::remove_local_watches(std::string_view path, watcher_type type) {
+bool session::watcher_registered(watcher_id watcher) const { return impl_->watches.registered(watcher); }
+
+bool session::watching(std::string_view path, watcher_type type, watcher_id watcher) const {
+  return impl_->watches.has(path, type, watcher);
+}
+
+bool session::remove_local_watches(std::string_view path, watcher_type type, watcher_id only) {
   auto& m = *impl_;
   m.removals.clear();
-  m.watches.remove(path, type, m.removals);
+  m.watches.remove(path, type, m.removals, only);
   for (const auto& [w, removed] : m.removals) {
     m.deliveries.push_back() = delivery(watch_delivery{
         w, watcher_event{removed, keeper_state::sync_connected, std::string(path)}, {}, !m.watches.registered(w)});

@@ -46,9 +46,12 @@
 // Watches: a watcher is a caller-chosen id (non-zero). getData/exists/getChildren(2) with watch=true and a watcher
 // id register it when the reply succeeds (exists: a data watch if the node exists, an exist watch on NONODE); the
 // server keeps one registration per path and kind, the engine fans each event out to every watcher of it. One-shot
-// watchers are removed when they fire. completion::watch_registered says whether a reply registered the request's
-// watcher, watch_delivery::final whether a delivery was the watcher's last: a driver keeps only what belongs to
-// the user (the callback per watcher id) and drops it on either signal. add_watch registers persistent or recursive
+// watchers are removed when they fire. A watcher id may be given to several requests, on one path or many (the C
+// client's watcher, a function and its context): it is registered once per path and kind and an event reaches it
+// once. completion::watch_registered says whether a reply registered the request's watcher, watch_delivery::final
+// whether a delivery left it without registrations: a driver keeps only what belongs to the user (the callback per
+// watcher id) and drops it on either signal unless another request of that watcher is still in flight
+// (watcher_registered() says whether the engine still has it). add_watch registers persistent or recursive
 // watchers that fire until removed. After a reconnect on the same session the engine re-arms every watch with
 // SetWatches (SetWatches2 only when persistent watches exist) in batches whose paths total at most
 // config.set_watches_batch_bytes. When the session ends (expiry, auth failure, close) every watcher gets one final
@@ -211,7 +214,10 @@ class session {
   // (ping, auth, setWatches(2), closeSession, notification, createSession, deleteContainer, error), check outside a
   // multi, sasl (its reply overtakes others), and a body that is not the op's. A successful removeWatches removes
   // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
-  // before its completion. Without a connection the request waits as config.wait_for_connection says.
+  // before its completion. checkWatches with a `watcher` removes that watcher alone from the path's tables of its
+  // type once it succeeds (its removal events likewise; the server's watch stays for the other watchers, as the C
+  // and Java clients' removal of one watcher does), and completes with NOWATCHER at once, unsent, when that
+  // watcher has no such registration. Without a connection the request waits as config.wait_for_connection says.
   // The request is encoded at once: nothing of `body` is kept (its path may be rewritten with the chroot), so the
   // caller may reuse its storage afterwards. `use_chroot` false sends the path as given, outside the chroot
   // (getConfig reads /zookeeper/config so); with a chroot such a request may not register a watcher
@@ -232,8 +238,13 @@ class session {
   // Removes this client's watchers of `type` on `path` (a client path) without telling the server, which keeps its
   // watch until it fires (the event then finds no watcher and is dropped) or the next reconnect (not re-armed).
   // Each watcher removed gets its removal event (data_watch_removed, ...) as a delivery, `final` when it has no
-  // registration left. Returns false when there was none (the C API's ZNOWATCHER).
-  bool remove_local_watches(std::string_view path, watcher_type type);
+  // registration left. With `only` (not 0) that watcher's registrations alone. Returns false when there was none
+  // (the C API's ZNOWATCHER).
+  bool remove_local_watches(std::string_view path, watcher_type type, watcher_id only = 0);
+  // Whether `watcher` has a registration left (one-shot not fired, persistent not removed).
+  [[nodiscard]] bool watcher_registered(watcher_id watcher) const;
+  // Whether `watcher` has a registration on `path` (a client path) that a removal of `type` would take.
+  [[nodiscard]] bool watching(std::string_view path, watcher_type type, watcher_id watcher) const;
   // Sends closeSession when connected and completes with state closed when it is answered (or at the read
   // timeout); otherwise closes at once. Pending requests complete with client_error::closed, except those already
   // written before the closeSession, whose replies arrive first and complete them normally.
