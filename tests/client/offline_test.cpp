@@ -30,8 +30,7 @@ namespace {
 // The kernel completes connections to it in the listener's backlog; nobody reads them. Kept for the whole program.
 std::string unanswered_address() {
   static asio::io_context io;
-  static const asio::ip::tcp::acceptor acceptor(io,
-                                                asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  static const asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return "127.0.0.1:" + std::to_string(acceptor.local_endpoint().port());
 }
 
