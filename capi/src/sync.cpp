@@ -215,7 +215,7 @@ ZOOAPI int zoo_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType wt
   remove_args args{path, wtype, std::nullopt, local != 0, false};
   if (watcher != nullptr) args.watcher = watcher_ref{watcher, watcherCtx};
   return wait_sync(zh, [&](const done_fn& done) {
-    if (const int rc = launch_remove_watches(zh, args, [done](int rc, none&&) { done(rc); })) done(rc);
+    if (const int rc = launch_remove_watches(zh, args, [done](int code, none&&) { done(code); })) done(rc);
   });
 }
 
@@ -223,7 +223,7 @@ ZOOAPI int zoo_remove_all_watches(zhandle_t* zh, const char* path, ZooWatcherTyp
   if (const int rc = check_remove_watches(zh, path, wtype, local != 0)) return rc;
   const remove_args args{path, wtype, std::nullopt, local != 0, true};
   return wait_sync(zh, [&](const done_fn& done) {
-    if (const int rc = launch_remove_watches(zh, args, [done](int rc, none&&) { done(rc); })) done(rc);
+    if (const int rc = launch_remove_watches(zh, args, [done](int code, none&&) { done(code); })) done(rc);
   });
 }
 
