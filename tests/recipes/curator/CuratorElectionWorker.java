@@ -241,6 +241,11 @@ public final class CuratorElectionWorker {
 
   // --- nemesis ---
 
+  // A line of the contender's log (stderr), with CLOCK_MONOTONIC in seconds, the clock of the nemesis's records.
+  private static void log(String text) {
+    System.err.println(String.format(java.util.Locale.ROOT, "%.3f %s", System.nanoTime() / 1e9, text));
+  }
+
   // The leader's command, started once, told to stop at most once.
   private static final class Command {
     private final List<String> argv;
@@ -257,13 +262,14 @@ public final class CuratorElectionWorker {
       ProcessBuilder builder = new ProcessBuilder(argv).inheritIO();
       builder.environment().put("ZKWIRE_LEADER_ID", id);
       builder.environment().put("ZKWIRE_FENCING_TOKEN", Long.toString(token));
+      log(id + " leads with token " + token);
       process = builder.start();
       if (lost.get()) process.destroy();  // lost before it started
     }
 
     synchronized void lose() {
       if (!lost.compareAndSet(false, true)) return;
-      System.err.println(id + ": leadership lost");
+      log(id + ": leadership lost, the command is told to stop");
       if (process != null) process.destroy();  // SIGTERM
     }
 
@@ -290,7 +296,10 @@ public final class CuratorElectionWorker {
     CountDownLatch started = new CountDownLatch(1);
     AtomicReference<Exception> failure = new AtomicReference<>();
     int status;
+    log(id + " connects");
     try (CuratorFramework client = connect(connect, sessionTimeoutMs)) {
+      client.getConnectionStateListenable().addListener((c, state) -> log("connection " + state));
+      log(id + " joins");
       if (recipe.equals("latch")) {
         LeaderLatch latch = new LeaderLatch(client, path, id);
         // The listener on a thread of its own: it reads our node's czxid with a blocking call.

@@ -92,14 +92,24 @@ def interop(hosts, path, directory, prefix, participants, rounds, hold_ms):
     return 0
 
 
+def log(text):
+    """A line of the contender's log (stderr), with CLOCK_MONOTONIC in seconds, the clock of the nemesis's records."""
+    print("%.3f %s" % (time.monotonic(), text), file=sys.stderr, flush=True)
+
+
 def nemesis(hosts, path, name, session_timeout_ms, command):
+    log("%s connects" % name)
     client = connect(hosts, session_timeout_ms / 1000.0)
+    client.add_listener(lambda state: log("connection %s" % state))
     status = [0]
     election = Election(client, path, name)
+    log("%s joins" % name)
 
     def lead():
         env = dict(os.environ, ZKWIRE_LEADER_ID=name, ZKWIRE_FENCING_TOKEN=str(czxid(client, election, path)))
+        log("%s leads on %s" % (name, election.lock.node))
         status[0] = subprocess.call(command, env=env)
+        log("%s: the command ended with %d" % (name, status[0]))
 
     try:
         election.run(lead)
