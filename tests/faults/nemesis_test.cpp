@@ -56,7 +56,7 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
 std::string self_path() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
 
 // Who contends: `zkwire lock`, `zkwire elect` (the three election namings, one per contender, on one path), or, for
-// the comparison run only, the peers' election recipes (CuratorElectionWorker.java, kazoo_election_worker.py in
+// the comparison run only, the peers' election recipes (CuratorElectionPeer.java, kazoo_election_peer.py in
 // nemesis mode: the same command, started when they lead, sent SIGTERM when their recipe says leadership is lost).
 enum class contender_kind { lock, elect, curator_latch, curator_selector, kazoo };
 
@@ -337,12 +337,12 @@ class nemesis {
       case contender_kind::curator_latch:
       case contender_kind::curator_selector:
         argv = curator_java_command(
-            curator_classes_, "CuratorElectionWorker",
+            curator_classes_, "CuratorElectionPeer",
             {"nemesis", connect, settings_.kind == contender_kind::curator_latch ? "latch" : "selector", path_, id,
              timeout});
         break;
       case contender_kind::kazoo:
-        argv = {system_python, ZKWIRE_KAZOO_ELECTION_WORKER, "nemesis", connect, path_, id, timeout};
+        argv = {system_python, ZKWIRE_KAZOO_ELECTION_PEER, "nemesis", connect, path_, id, timeout};
         break;
     }
     argv.insert(argv.end(), section.begin(), section.end());
@@ -558,7 +558,7 @@ TEST(Nemesis, DISABLED_PeersUnderTheSameFaults) {
   } else {
     ASSERT_TRUE(peer == "latch" || peer == "selector") << "ZKWIRE_NEMESIS_PEER: zkwire, latch, selector or kazoo";
     std::string errors;
-    compiled = compile_curator_programs(classes, {ZKWIRE_CURATOR_ELECTION_WORKER_SOURCE}, errors);
+    compiled = compile_curator_programs(classes, {ZKWIRE_CURATOR_ELECTION_PEER_SOURCE}, errors);
     ZKWIRE_REQUIRE(!compiled.empty(), "javac and Debian's libcurator-*-java: " + errors);
     settings.kind = peer == "latch" ? contender_kind::curator_latch : contender_kind::curator_selector;
   }

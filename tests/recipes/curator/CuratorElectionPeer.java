@@ -2,7 +2,7 @@
 // election path as zkwire's participants (election_peers_test.cpp), and as contenders of the nemesis's comparison run
 // (tests/faults/nemesis_test.cpp). Two modes:
 //
-//   CuratorElectionWorker interop <connect> <latch|selector> <path> <dir> <id prefix> <participants> <rounds> <hold ms>
+//   CuratorElectionPeer interop <connect> <latch|selector> <path> <dir> <id prefix> <participants> <rounds> <hold ms>
 //     <participants> participants, each with a session of its own and the id "<id prefix>-<n>", lead <rounds> times
 //     each. A latch leaves after each leadership (close) and joins again with a new latch; a selector returns from
 //     takeLeadership and requeues. While leading, a participant runs the critical section of the election oracle
@@ -14,7 +14,7 @@
 //     "curator <before ns> <after ns> <leader id or ->" to <dir>/observations, until <dir>/stop exists.
 //     Prints "sections=N" and exits 0 when every participant led <rounds> times.
 //
-//   CuratorElectionWorker nemesis <connect> <latch|selector> <path> <id> <session timeout ms> <command...>
+//   CuratorElectionPeer nemesis <connect> <latch|selector> <path> <id> <session timeout ms> <command...>
 //     One participant joins once. When it leads it runs <command> with ZKWIRE_LEADER_ID and ZKWIRE_FENCING_TOKEN
 //     (the czxid of its node) in its environment, as `zkwire elect` does; when the recipe says leadership is lost
 //     (LeaderLatchListener.notLeader; LeaderSelector's takeLeadership interrupted, which
@@ -51,8 +51,8 @@ import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.data.Stat;
 
-public final class CuratorElectionWorker {
-  private CuratorElectionWorker() {}
+public final class CuratorElectionPeer {
+  private CuratorElectionPeer() {}
 
   private static CuratorFramework connect(String connect, int sessionTimeoutMs) throws Exception {
     CuratorFramework client = CuratorFrameworkFactory.builder()
@@ -334,6 +334,7 @@ public final class CuratorElectionWorker {
         LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
           @Override
           public void takeLeadership(CuratorFramework c) {
+            if (started.getCount() == 0) return;  // requeued once more before close(): give it back at once
             try {
               command.start(firstNodeCzxid(c, path, "lock-"));
               started.countDown();
@@ -351,6 +352,9 @@ public final class CuratorElectionWorker {
           }
         });
         selector.setId(id);
+        // As an application keeps its selector in the election: a wait that fails (its node gone with an expired
+        // session) queues again instead of ending the participation.
+        selector.autoRequeue();
         selector.start();
         ended.await();
         selector.close();
@@ -368,7 +372,7 @@ public final class CuratorElectionWorker {
     } else if (args.length >= 7 && args[0].equals("nemesis")) {
       status = nemesis(args);
     } else {
-      System.err.println("usage: CuratorElectionWorker interop|nemesis ... (see the file's comment)");
+      System.err.println("usage: CuratorElectionPeer interop|nemesis ... (see the file's comment)");
       status = 2;
     }
     System.exit(status);

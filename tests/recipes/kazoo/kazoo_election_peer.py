@@ -2,14 +2,14 @@
 the same election path as zkwire's participants (election_peers_test.cpp), and as contenders of the nemesis's
 comparison run (tests/faults/nemesis_test.cpp). Two modes:
 
-  kazoo_election_worker.py interop HOSTS PATH DIR ID_PREFIX PARTICIPANTS ROUNDS HOLD_MS
+  kazoo_election_peer.py interop HOSTS PATH DIR ID_PREFIX PARTICIPANTS ROUNDS HOLD_MS
     PARTICIPANTS participants, each with a session of its own and the id "ID_PREFIX-N", lead ROUNDS times each:
     Election.run() with the critical section of election_oracle.py as the leader's function (each run joins anew
     and leaves when the function returns). Meanwhile an observer with a session of its own asks
     Election.contenders() who leads (the first contender), every 20 ms, and appends
     "kazoo BEFORE_NS AFTER_NS LEADER_ID_OR_-" to DIR/observations, until DIR/stop exists. Prints "sections=N".
 
-  kazoo_election_worker.py nemesis HOSTS PATH ID SESSION_TIMEOUT_MS COMMAND...
+  kazoo_election_peer.py nemesis HOSTS PATH ID SESSION_TIMEOUT_MS COMMAND...
     One participant: Election.run() whose function runs COMMAND with ZKWIRE_LEADER_ID and ZKWIRE_FENCING_TOKEN
     (the czxid of its node), as `zkwire elect` does, and waits for it. Kazoo's Election is its Lock, which tells
     the function nothing when the connection or the session is lost, so the command runs to its end whatever
