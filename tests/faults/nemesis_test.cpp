@@ -496,12 +496,14 @@ TEST(Nemesis, LockHoldersNeverOverlapUnderFaults) {
 
 // `zkwire elect` under the same faults: three contenders on one election path, each with another naming (Curator
 // LeaderLatch's, LeaderSelector's, Kazoo Election's), each leadership running the critical section. Shorter than the
-// lock's: the election's acquire and hold are the lock's, which that entry already drives; what this adds is the
-// election's own decision on a path of mixed namings and its command runner.
+// lock's, with shorter sections (0.2 to 2.5 s) so that each contender still leads several times: the election's
+// acquire and hold are the lock's, which that entry already drives; what this adds is the election's own decision on
+// a path of mixed namings and its command runner.
 TEST(Nemesis, ElectionLeadersNeverOverlapUnderFaults) {
   nemesis_settings settings;
   settings.kind = contender_kind::elect;
-  settings.duration = std::chrono::seconds(env_number("ZKWIRE_NEMESIS_ELECTION_SECONDS", 25));
+  settings.hold_max_ms = 2500;
+  settings.duration = std::chrono::seconds(env_number("ZKWIRE_NEMESIS_ELECTION_SECONDS", 30));
   settings.margin_ms = margin_from_environment();
   expect_safe_run("nemesis election", settings, nemesis_seed());
 }
@@ -542,7 +544,8 @@ TEST(Nemesis, MarginZeroIsUnsafe) {
 TEST(Nemesis, DISABLED_PeersUnderTheSameFaults) {
   const std::string peer = std::getenv("ZKWIRE_NEMESIS_PEER") != nullptr ? std::getenv("ZKWIRE_NEMESIS_PEER") : "kazoo";
   nemesis_settings settings;
-  settings.duration = std::chrono::seconds(env_number("ZKWIRE_NEMESIS_ELECTION_SECONDS", 25));
+  settings.hold_max_ms = 2500;
+  settings.duration = std::chrono::seconds(env_number("ZKWIRE_NEMESIS_ELECTION_SECONDS", 30));
   if (env_number("ZKWIRE_NEMESIS_HOLDERS_ONLY", 0) != 0) {
     settings.holders_only = true;
     settings.hold_min_ms = settings.hold_max_ms = 6000;

@@ -7,7 +7,9 @@
 //     each. A latch leaves after each leadership (close) and joins again with a new latch; a selector returns from
 //     takeLeadership and requeues. While leading, a participant runs the critical section of the election oracle
 //     (kazoo/election_oracle.py has the same): it makes the directory <dir>/inside (an existing one is another
-//     leader inside: a line in <dir>/violations), holds for <hold ms>, removes it, and appends
+//     leader inside: a line in <dir>/violations), asks `zkwire leader --json` who leads when the environment names
+//     it (ZKWIRE_LISTING_CLI, ZKWIRE_LISTING_CONNECT, ZKWIRE_LISTING_PATH; the answer goes to <dir>/observations as
+//     "zkwire-cli <before ns> <after ns> <leader id or ->"), holds for <hold ms>, removes it, and appends
 //     "<id> <token> <start ns> <end ns>" to <dir>/sections (CLOCK_MONOTONIC, which System.nanoTime reads on Linux;
 //     token: the czxid of its node). Meanwhile an observer with a session of its own asks the recipe who leads
 //     (getLeader(), a poll of the server, as an application would), every 20 ms, and appends
@@ -22,7 +24,6 @@
 //     ended it leaves and exits: 76 if leadership was lost meanwhile, else the command's status. What the recipe
 //     does under faults is the point of that run: nothing here adds a safeguard of its own.
 //
-// The connection's retry policy and timeouts are Curator's defaults but for the session timeout.
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -41,6 +42,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -114,10 +117,31 @@ public final class CuratorElectionPeer {
         append(dir.resolve("violations"), id + " (curator) led while another leader was inside");
       }
       long start = System.nanoTime();
+      askZkwire();
       Thread.sleep(holdMs);
       long end = System.nanoTime();
       if (alone) Files.deleteIfExists(inside);
       append(dir.resolve("sections"), id + " " + token + " " + start + " " + end);
+    }
+
+    // `zkwire leader --json` once, when the environment names it (ZKWIRE_LISTING_CLI, ZKWIRE_LISTING_CONNECT,
+    // ZKWIRE_LISTING_PATH), its answer appended to the observations as "zkwire-cli BEFORE AFTER LEADER".
+    void askZkwire() throws Exception {
+      String cli = System.getenv("ZKWIRE_LISTING_CLI");
+      if (cli == null || cli.isEmpty()) return;
+      long before = System.nanoTime();
+      Process p = new ProcessBuilder(cli, "-s", System.getenv("ZKWIRE_LISTING_CONNECT"), "leader", "--json",
+                                     System.getenv("ZKWIRE_LISTING_PATH"))
+                      .redirectError(ProcessBuilder.Redirect.DISCARD)
+                      .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int status = p.waitFor();
+      long after = System.nanoTime();
+      String leader = "?";
+      // {"leader":"ID" or null,...}: the first key (docs/cli.md#leader); the ids here need no unescaping.
+      Matcher m = Pattern.compile("^\\{\"leader\":(null|\"([^\"\\\\]*)\")").matcher(out);
+      if (status == 0 && m.find()) leader = m.group(2) == null || m.group(2).isEmpty() ? "-" : m.group(2);
+      append(dir.resolve("observations"), "zkwire-cli " + before + " " + after + " " + leader);
     }
 
     boolean stopped() {

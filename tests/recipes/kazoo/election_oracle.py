@@ -6,12 +6,18 @@ CLOCK_MONOTONIC (time.monotonic_ns here; System.nanoTime in the Java worker; ste
 test can compare the sections with what each side's listing named as leader meanwhile. TOKEN is the leader's
 fencing token, the czxid of its node.
 
+With ZKWIRE_LISTING_CLI, ZKWIRE_LISTING_CONNECT and ZKWIRE_LISTING_PATH in the environment, the section also asks
+`zkwire leader --json` who leads, once it is inside, and appends "zkwire-cli BEFORE_NS AFTER_NS LEADER_ID_OR_-" to
+DIR/observations: asked and answered within the section, the answer must name this leader, whichever side it is.
+
 As a program it is the command of zkwire's participants:
   /usr/bin/python3 election_oracle.py DIR ID HOLD_MS
 with ZKWIRE_LEADER_ID (must be ID) and ZKWIRE_FENCING_TOKEN from `zkwire elect`.
 """
 
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -25,6 +31,21 @@ def append(path, line):
         os.close(fd)
 
 
+def ask_zkwire(directory):
+    """`zkwire leader --json` once, when the environment names it, its answer appended to the observations."""
+    cli = os.environ.get("ZKWIRE_LISTING_CLI")
+    if not cli:
+        return
+    before = time.monotonic_ns()
+    out = subprocess.run([cli, "-s", os.environ["ZKWIRE_LISTING_CONNECT"], "leader", "--json",
+                          os.environ["ZKWIRE_LISTING_PATH"]], capture_output=True, text=True, timeout=60)
+    after = time.monotonic_ns()
+    leader = "?"
+    if out.returncode == 0:
+        leader = json.loads(out.stdout).get("leader") or "-"
+    append(os.path.join(directory, "observations"), "zkwire-cli %d %d %s" % (before, after, leader))
+
+
 def section(directory, participant, token, hold_ms):
     inside = os.path.join(directory, "inside")
     alone = True
@@ -34,6 +55,7 @@ def section(directory, participant, token, hold_ms):
         alone = False
         append(os.path.join(directory, "violations"), "%s led while another leader was inside" % participant)
     start = time.monotonic_ns()
+    ask_zkwire(directory)
     time.sleep(hold_ms / 1000.0)
     end = time.monotonic_ns()
     if alone:
