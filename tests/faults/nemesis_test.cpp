@@ -33,7 +33,7 @@
 
 #include "chaos_support.hpp"
 #include "nemesis_oracle.hpp"
-#include "recipes/curator/curator_java.hpp"
+#include "recipes/curator_support.hpp"
 #include "support/child_process.hpp"
 #include "support/kazoo.hpp"
 #include "support/requirements.hpp"
@@ -79,13 +79,12 @@ constexpr milliseconds session_timeout{3000};
 
 class nemesis {
  public:
-  nemesis(nemesis_settings settings, std::uint64_t seed, std::filesystem::path curator_classes = {})
+  nemesis(nemesis_settings settings, std::uint64_t seed)
       : settings_(settings),
         seed_(seed),
         random_(seed),
         holds_(~seed),
-        path_(settings.kind == contender_kind::lock ? "/nemesis/lock" : "/nemesis/election"),
-        curator_classes_(std::move(curator_classes)) {}
+        path_(settings.kind == contender_kind::lock ? "/nemesis/lock" : "/nemesis/election") {}
 
   void run() {
     cluster_options options;
@@ -336,10 +335,10 @@ class nemesis {
         break;
       case contender_kind::curator_latch:
       case contender_kind::curator_selector:
-        argv = curator_java_command(
-            curator_classes_, "CuratorElectionPeer",
-            {"nemesis", connect, settings_.kind == contender_kind::curator_latch ? "latch" : "selector", path_, id,
-             timeout});
+        argv = curator_worker_command("CuratorElectionPeer");
+        argv.insert(argv.end(),
+                    {"nemesis", connect, settings_.kind == contender_kind::curator_latch ? "latch" : "selector", path_,
+                     id, timeout});
         break;
       case contender_kind::kazoo:
         argv = {system_python, ZKWIRE_KAZOO_ELECTION_PEER, "nemesis", connect, path_, id, timeout};
@@ -436,8 +435,7 @@ class nemesis {
   loop_thread loop_;
   std::vector<std::unique_ptr<proxied_cluster>> proxies_;
   std::vector<contender> contenders_;
-  std::string path_;                       // the lock directory or the election path
-  std::filesystem::path curator_classes_;  // the peers' Java programs, compiled (comparison run)
+  std::string path_;  // the lock directory or the election path
   std::unique_ptr<client> direct_;
   std::ostringstream faults_log_;
   std::size_t rebuilt_ = 0;  // members rebuilt after they diverged (look_into_stuck_contenders)
@@ -551,8 +549,6 @@ TEST(Nemesis, DISABLED_PeersUnderTheSameFaults) {
     settings.hold_min_ms = settings.hold_max_ms = 6000;
     settings.stop_time = 600ms;
   }
-  static temp_dir classes("zkwire-nemesis-curator-");
-  std::filesystem::path compiled;
   if (peer == "zkwire") {
     settings.kind = contender_kind::elect;
   } else if (peer == "kazoo") {
@@ -560,14 +556,12 @@ TEST(Nemesis, DISABLED_PeersUnderTheSameFaults) {
     settings.kind = contender_kind::kazoo;
   } else {
     ASSERT_TRUE(peer == "latch" || peer == "selector") << "ZKWIRE_NEMESIS_PEER: zkwire, latch, selector or kazoo";
-    std::string errors;
-    compiled = compile_curator_programs(classes, {ZKWIRE_CURATOR_ELECTION_PEER_SOURCE}, errors);
-    ZKWIRE_REQUIRE(!compiled.empty(), "javac and Debian's libcurator-*-java: " + errors);
+    ZKWIRE_REQUIRE(!curator_worker_classes().empty(), "javac and Debian's libcurator-*-java");
     settings.kind = peer == "latch" ? contender_kind::curator_latch : contender_kind::curator_selector;
   }
   const auto seed = nemesis_seed();
   const auto began = std::chrono::steady_clock::now();
-  nemesis n(settings, seed, compiled);
+  nemesis n(settings, seed);
   if (std::getenv("ZKWIRE_NEMESIS_KEEP") != nullptr) n.keep_files();
   n.run();
   const auto left = n.leftovers();

@@ -1,8 +1,8 @@
 // `zkwire elect` participants and the peers' own election recipes on one election path of a real server: Curator's
 // LeaderLatch and LeaderSelector (curator/CuratorElectionPeer.java, compiled with javac at test time against Debian's
-// libcurator-*-java) and Kazoo's Election (kazoo/kazoo_election_peer.py, Debian's python3-kazoo under
-// /usr/bin/python3), each with the zkwire naming that peer uses. Every leader, whichever recipe elected it, runs the
-// same critical section (kazoo/election_oracle.py; the Java program has the same): it marks itself inside (a second
+// libcurator-*-java: curator_support.hpp) and Kazoo's Election (kazoo/kazoo_election_peer.py, Debian's python3-kazoo
+// under /usr/bin/python3), each with the zkwire naming that peer uses. Every leader, whichever recipe elected it, runs
+// the same critical section (kazoo/election_oracle.py; the Java program has the same): it marks itself inside (a second
 // leader inside is a violation), asks `zkwire leader --json` who leads, and records its interval on CLOCK_MONOTONIC
 // with its fencing token. Meanwhile the peer asks its own recipe who leads, every 20 ms (getLeader() for Curator,
 // contenders() for Kazoo), each answer recorded with the interval it was asked in. The oracle: one leader at a time
@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "curator/curator_java.hpp"
+#include "curator_support.hpp"
 #include "support/child_process.hpp"
 #include "support/eventually.hpp"
 #include "support/kazoo.hpp"
@@ -79,17 +79,6 @@ std::vector<leader_answer> read_leader_answers(const std::filesystem::path& file
 
 class election_peers_test : public test::standalone_test, public ::testing::WithParamInterface<election_peer> {
  protected:
-  static const std::filesystem::path& curator_classes() {
-    static test::temp_dir classes("zkwire-curator-election-");
-    static const std::filesystem::path compiled = [] {
-      std::string errors;
-      auto dir = test::compile_curator_programs(classes, {ZKWIRE_CURATOR_ELECTION_PEER_SOURCE}, errors);
-      EXPECT_TRUE(errors.empty()) << errors;
-      return dir;
-    }();
-    return compiled;
-  }
-
   [[nodiscard]] bool is_kazoo() const { return std::string(GetParam().name) == "kazoo"; }
 
   void SetUp() override {
@@ -97,7 +86,8 @@ class election_peers_test : public test::standalone_test, public ::testing::With
     if (is_kazoo()) {
       ZKWIRE_REQUIRE(test::have_kazoo(), "python3-kazoo for /usr/bin/python3 (scripts/setup installs it)");
     } else {
-      ZKWIRE_REQUIRE(!curator_classes().empty(), "javac or Debian's libcurator-*-java (scripts/setup installs them)");
+      ZKWIRE_REQUIRE(!test::curator_worker_classes().empty(),
+                     "javac or Debian's libcurator-*-java (scripts/setup installs them)");
     }
   }
 
@@ -124,10 +114,13 @@ class election_peers_test : public test::standalone_test, public ::testing::With
               std::to_string(peer_rounds),
               std::to_string(section_hold_ms)};
     }
-    return test::curator_java_command(
-        curator_classes(), "CuratorElectionPeer",
-        {"interop", connect_string(), GetParam().name, path, files_.path().string(), prefix,
-         std::to_string(participants), std::to_string(peer_rounds), std::to_string(section_hold_ms)});
+    auto argv = test::curator_worker_command("CuratorElectionPeer");
+    for (std::string arg :
+         {std::string("interop"), connect_string(), std::string(GetParam().name), path, files_.path().string(), prefix,
+          std::to_string(participants), std::to_string(peer_rounds), std::to_string(section_hold_ms)}) {
+      argv.push_back(std::move(arg));
+    }
+    return argv;
   }
 
   // `zkwire elect` as participant `id`, `peer_rounds` times, each leadership running the oracle's section.

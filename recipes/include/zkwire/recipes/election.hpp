@@ -7,13 +7,12 @@
 //   zkwire::recipes::election e(c, "/services/scheduler", zkwire::recipes::election_options::with_id("node-7"));
 //   e.set_listener([&](const zkwire::recipes::leadership_event& ev) {
 //     if (ev.change == zkwire::recipes::leadership_change::gained) start_leading(ev.fencing_token);
-//     else stop_leading();                                           // ev.reason says why
+//     if (ev.change == zkwire::recipes::leadership_change::lost) stop_leading();  // ev.reason says why
 //   });
-//   co_await e.async_join(asio::use_awaitable);                      // queued; the listener says when we lead
-//   ...
+//   co_await e.async_join(asio::use_awaitable);  // queued; the listener says when we lead
 //   co_await e.async_await_leadership(std::chrono::seconds(30), asio::use_awaitable);  // or wait for it
-//   co_await e.async_relinquish(asio::use_awaitable);                // step down and queue again at the back
-//   co_await e.async_leave(asio::use_awaitable);                     // out of the election, our node deleted
+//   co_await e.async_relinquish(asio::use_awaitable);  // step down, queue again at the back
+//   co_await e.async_leave(asio::use_awaitable);       // out of the election, our node deleted
 //
 // How it works
 //   A participant is a lock (lock.hpp) on the election directory whose node carries the participant id as its data
