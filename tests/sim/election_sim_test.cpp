@@ -68,11 +68,11 @@ struct election_floor {
   std::size_t floor;
 };
 constexpr election_floor election_floors[] = {
-    {"leaderships", &election_counts::leaderships, 1},
-    {"leaderships after a loss, by the participant itself", &election_counts::rejoined_leaderships, 1},
-    {"relinquishes", &election_counts::relinquishes, 1},
-    {"leaves", &election_counts::leaves, 1},
-    {"guarded writes applied", &election_counts::fenced_writes, 1},
+    {"leaderships", &election_counts::leaderships, 4400},
+    {"leaderships after a loss, by the participant itself", &election_counts::rejoined_leaderships, 15},
+    {"relinquishes", &election_counts::relinquishes, 1900},
+    {"leaves", &election_counts::leaves, 4000},
+    {"guarded writes applied", &election_counts::fenced_writes, 1000},
 };
 
 TEST(election_simulation, SeededFaultSchedules) {
