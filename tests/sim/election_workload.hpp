@@ -53,8 +53,8 @@ struct election_workload_options {
   std::string fenced = "/election-fenced";  // data: the token of the leader that wrote it
   std::size_t participants_per_process = 2;
   // After the faults stop and everyone has joined, a leader backed by the server within this much virtual time
-  // (docs/simulation.md#election: 5.3 s at most in 10,000 schedules; a pause that outlasts the faults by up to 4 s,
-  // then the session timeout, is the longest wait the schedules can make).
+  // (docs/simulation.md#leader-election: 5.3 s at most in 10,000 schedules; a pause that outlasts the faults by up
+  // to 4 s, then the session timeout, is the longest wait the schedules can make).
   sim_time leader_bound{10000};
 };
 
