@@ -1,5 +1,6 @@
 #include "convert.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,6 +20,33 @@ char* dup_string(const std::string& s) {
 }
 
 }  // namespace
+
+std::string hosts_from_c(std::string_view hosts) {
+  const auto slash = hosts.find('/');
+  const std::string_view list = hosts.substr(0, slash);
+  std::string out;
+  out.reserve(hosts.size() + 8);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = std::min(list.find(',', start), list.size());
+    const std::string_view entry = list.substr(start, comma - start);
+    const auto first = entry.find_first_not_of(" \t");
+    const auto last_colon = entry.rfind(':');
+    const bool bare_ipv6 = first != std::string_view::npos && entry[first] != '[' &&
+                           last_colon != std::string_view::npos && entry.find(':', first) != last_colon;
+    if (bare_ipv6) {
+      out.append(entry.substr(0, first)).append("[").append(entry.substr(first, last_colon - first)).append("]");
+      out.append(entry.substr(last_colon));
+    } else {
+      out.append(entry);
+    }
+    if (comma == list.size()) break;
+    out.push_back(',');
+    start = comma + 1;
+  }
+  if (slash != std::string_view::npos) out.append(hosts.substr(slash));
+  return out;
+}
 
 int to_rc(const std::error_code& ec) noexcept {
   if (!ec) return ZOK;

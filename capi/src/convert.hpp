@@ -3,6 +3,7 @@
 // watch events. The C values handed to the application are malloc'ed, as the deallocate_* functions expect.
 
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -25,6 +26,12 @@ void strings_to_c(const std::vector<std::string>& strings, struct String_vector*
 // The C session state for a zkwire one (what zoo_state returns and watchers see).
 int state_to_c(zkwire::session_state state) noexcept;
 int event_to_c(zkwire::event_type type) noexcept;
+
+// A host list as the C client reads it, as a zkwire connect string. The C client takes a host entry's port from after
+// its last colon, so programs write an IPv6 address bare ("::1:2181,10.0.0.1:2181/app"); zkwire's connect string
+// wants it in brackets ("[::1]:2181"). Such entries get the brackets; every other character, chroot included, is
+// left as it is (entries already in brackets too).
+std::string hosts_from_c(std::string_view hosts);
 
 // A create mode of the C API, or nullopt for an unknown value.
 bool create_mode_from_c(int mode, zkwire::create_mode& out) noexcept;

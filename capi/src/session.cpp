@@ -2,6 +2,9 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pwd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,11 +13,13 @@
 #include <future>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "logging.hpp"
 #include "ops.hpp"
 #include "session.hpp"
 #include "zkwire/client/tls_options.hpp"
+#include "zookeeper_log.h"
 
 namespace zkwire::capi {
 
@@ -36,6 +41,34 @@ ZooLogLevel level_of(zkwire::log_level level) {
       return ZOO_LOG_LEVEL_ERROR;
   }
   return ZOO_LOG_LEVEL_INFO;
+}
+
+// A handle's first log lines, as the C client writes them unless ZOO_NO_LOG_CLIENTENV is set: one
+// "Client environment:<key>=<value>" line each for the library, the host, the system and the user, which programs
+// and log readers look for. (The C client logs the kernel release as os.arch; here os.arch is the machine.)
+void log_environment(const zhandle_t* zh) {
+  if (logLevel < ZOO_LOG_LEVEL_INFO) return;  // the values cost system calls: only when the lines are written
+  const auto line = [zh](const char* key, const std::string& value) {
+    log_line(zh, ZOO_LOG_LEVEL_INFO, "log_environment", __LINE__,
+             std::string("Client environment:") + key + "=" + value);
+  };
+  line("zookeeper.version", "zkwire libzookeeper_mt (ZooKeeper C API " ZOO_VERSION ")");
+  char text[1024] = {};
+  line("host.name", gethostname(text, sizeof text - 1) == 0 ? text : "<unknown>");
+  utsname system{};
+  if (uname(&system) == 0) {
+    line("os.name", system.sysname);
+    line("os.arch", system.machine);
+    line("os.version", std::string(system.release) + " " + system.version);
+  }
+  passwd entry{};
+  passwd* user = nullptr;
+  std::vector<char> buffer(16384);
+  if (getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &user) == 0 && user != nullptr) {
+    line("user.name", user->pw_name);
+    line("user.home", user->pw_dir);
+  }
+  line("user.dir", getcwd(text, sizeof text) != nullptr ? text : "<unknown>");
 }
 
 // The C client's session event for a state change, or 0 for none.
@@ -108,9 +141,10 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     errno = EINVAL;
     return nullptr;
   }
+  const std::string hosts = hosts_from_c(host);
   zkwire::connect_string parsed;
   std::string reason;
-  if (zkwire::parse_connect_string(host, parsed, &reason)) {
+  if (zkwire::parse_connect_string(hosts, parsed, &reason)) {
     log_line(nullptr, ZOO_LOG_LEVEL_ERROR, __func__, __LINE__, std::string("invalid host list: ") + reason);
     errno = EINVAL;
     return nullptr;
@@ -119,12 +153,13 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
   zh->watcher = fn;
   zh->context = context;
   zh->log_callback = log_callback;
+  if ((flags & ZOO_NO_LOG_CLIENTENV) == 0) log_environment(zh.get());
   zh->requested_timeout = recv_timeout;
   zh->hosts_text = host;
   zh->state = ZOO_CONNECTING_STATE;
 
   zkwire::client_options options;
-  options.connect_string = host;
+  options.connect_string = hosts;
   options.session_timeout = std::chrono::milliseconds(std::max(recv_timeout, 1));
   options.can_be_read_only = (flags & ZOO_READONLY) != 0;
   options.shuffle_hosts = !deterministic_order;
@@ -335,7 +370,7 @@ ZOOAPI int zoo_set_servers(zhandle_t* zh, const char* hosts) {
   if (zh == nullptr || hosts == nullptr) return ZBADARGUMENTS;
   if (zh->closing) return ZINVALIDSTATE;
   zkwire::connect_string parsed;
-  if (zkwire::parse_connect_string(hosts, parsed) || parsed.hosts.empty()) return ZBADARGUMENTS;
+  if (zkwire::parse_connect_string(hosts_from_c(hosts), parsed) || parsed.hosts.empty()) return ZBADARGUMENTS;
   run_locked(zh, [zh, list = std::move(parsed.hosts)]() mutable {
     if (zh->client) zh->client->set_hosts(std::move(list));
   });

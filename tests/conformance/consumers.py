@@ -213,15 +213,8 @@ def compare_load_gen(reference, candidate, scratch, seconds=3.0):
 # zkwire's library makes while called from them (README.md).
 LEAK_FRAMES = 2
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def missing(what):
-    """Exit status for a missing dependency: a failure under CI, a skip (77) elsewhere."""
-    if os.environ.get("CI") == "true":
-        print(f"FAIL: missing under CI: {what}")
-        return 1
-    print(f"SKIP: missing: {what} (under CI=true this fails instead)")
-    return 77
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "support"))
+from requirements import missing  # noqa: E402  (tests/support, found through the path above)
 
 
 def compare_zkpython(reference, candidate, scratch):
