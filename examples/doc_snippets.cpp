@@ -188,6 +188,16 @@ asio::awaitable<void> contenders_and_revoke(zkwire::client& c, std::string node)
   // [/doc]
 }
 
+asio::awaitable<void> member_check(zkwire::client& c, zkwire::client_options options, std::vector<std::string> names) {
+  const std::chrono::seconds timeout(5);
+  // [doc recipes/include/zkwire/recipes/member_views.hpp]
+  auto check =
+      co_await zkwire::recipes::async_check_members(c, options, "/locks/job", names, timeout, asio::use_awaitable);
+  for (const auto& node : check.diverged) std::printf("%s: on one member only\n", node.name.c_str());
+  // [/doc]
+  if (!check.diverged.empty()) throw std::runtime_error("member check: a diverged node on a single server");
+}
+
 void blocking_readme(const zkwire::client_options& options) {
   // clang-format off
   // [doc README.md]
@@ -287,6 +297,9 @@ void run_doc_snippets(const std::string& servers) {
     run(io, [&]() -> asio::awaitable<void> {
       co_await l.async_acquire(std::chrono::seconds(5), asio::use_awaitable);
       co_await contenders_and_revoke(c, l.node_path());
+      std::vector<std::string> names;
+      names.push_back(l.node_path().substr(l.node_path().rfind('/') + 1));
+      co_await member_check(c, zkwire::client_options(servers), names);
       co_await l.async_release(asio::use_awaitable);
     }());
   }

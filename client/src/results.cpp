@@ -50,6 +50,7 @@ std::error_code convert(proto::completion&& c, get_result& out) {
   if (b == nullptr) return unexpected_body;
   take_data(std::move(b->data), out.data, out.null_data);
   out.stat = b->stat;
+  out.zxid = c.result.header.zxid;
   return {};
 }
 

@@ -84,6 +84,29 @@ asio::awaitable<void> delete_until_gone(link_ptr link, std::string path) {
   }
 }
 
+asio::awaitable<void> delete_own_until_gone(link_ptr link, owned_node node) {
+  for (;;) {
+    client* c = link->get();
+    if (c == nullptr) co_return;
+    auto look = c->async_exists(node.path, tuple_awaitable);
+    auto [ec, st] = co_await std::move(look);
+    if (!ec) {
+      // Gone, or a node of another session (or another node of ours) at that path now: not ours to delete.
+      if (!st || st->ephemeral_owner != node.session || (node.czxid != 0 && st->czxid != node.czxid)) co_return;
+      c = link->get();
+      if (c == nullptr) co_return;
+      auto remove = c->async_remove(node.path, st->version, tuple_awaitable);
+      auto [removed] = co_await std::move(remove);
+      if (!removed || removed == server_error::no_node) co_return;
+      if (removed == server_error::bad_version) continue;  // its data changed since (a revocation): look again
+      ec = removed;
+    }
+    if (!is_connection_loss(ec)) co_return;  // the session ended (it deletes its nodes too), or a refusal
+    auto connected = wait_connected(link);
+    if (co_await std::move(connected)) co_return;
+  }
+}
+
 asio::awaitable<void> remove_data_watches(link_ptr link, std::string path) {
   for (;;) {
     client* c = link->get();

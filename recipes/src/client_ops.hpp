@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "zkwire/client/client.hpp"
+#include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
 
@@ -46,6 +47,24 @@ asio::awaitable<listing_failure> after_failed_listing(link_ptr link, std::error_
 // Deletes `path`, retrying across reconnects, until it succeeded, the node is gone, or the session ended (which
 // deletes an ephemeral node too).
 asio::awaitable<void> delete_until_gone(link_ptr link, std::string path);
+
+// Our node in a lock directory (or a semaphore's lease).
+struct owned_node {
+  std::string path;  // full client path
+  std::int64_t czxid = 0;
+  std::int64_t session = 0;  // its ephemeralOwner
+
+  // The child name: the path's last component (not stored twice: a waiter keeps one of these).
+  [[nodiscard]] std::string_view name() const noexcept { return proto::node_name(path); }
+};
+
+// Deletes `node` if the node at its path is still that one (its owner session and czxid, read first), with the
+// version read, retrying across reconnects, until it is gone, is another's, or the session ended. For a hold that
+// was lost: the session may have changed, or another session may have deleted our node and made one at the same path,
+// which a delete by path alone would take away from it. The race left: between the read and the delete, the node
+// deleted and made again at the same path by another session with the same data version (0 for a new node); only
+// someone who makes nodes with our node's exact name (our guid) can do that (docs/design.md#lock-states).
+asio::awaitable<void> delete_own_until_gone(link_ptr link, owned_node node);
 
 // Removes this client's data watches on `path` (the server's and the local watchers, which get a final
 // data_watch_removed event), retrying across reconnects, until done, none is left (it fired meanwhile), or the

@@ -21,16 +21,6 @@
 
 namespace zkwire::recipes::detail {
 
-// Our node in a lock directory (or a semaphore's lease).
-struct owned_node {
-  std::string path;  // full client path
-  std::int64_t czxid = 0;
-  std::int64_t session = 0;  // its ephemeralOwner
-
-  // The child name: the path's last component (not stored twice: a waiter keeps one of these).
-  [[nodiscard]] std::string_view name() const noexcept { return proto::node_name(path); }
-};
-
 // Moves `state` to `to` and tells `listener` (which may replace itself: it is called through a copy).
 // `listener` may be null.
 void change_state(lock_state& state, const lock_listener* listener, lock_state to, std::error_code reason);

@@ -180,9 +180,10 @@ void lock_impl::on_lost(std::error_code reason) {
   metrics_.hold_ended(reason);
   // If the session lives on (safety margin, session still resumable) our node would block everyone: delete it.
   // Started before anyone hears of the loss: a listener may release the lost lock at once (a lock_keeper does),
-  // which forgets the node, and a session that lives on would keep it in everyone's way.
+  // which forgets the node, and a session that lives on would keep it in everyone's way. Only if it is still ours:
+  // after session_changed the node at our path may be another session's.
   if (node_ && reason != lock_errc::node_deleted) {
-    asio::co_spawn(executor(), delete_until_gone(link_, node_->path), asio::detached);
+    asio::co_spawn(executor(), delete_own_until_gone(link_, *node_), asio::detached);
   }
   set_state(lock_state::lost, reason);
   lost_signal_.emit(asio::cancellation_type::terminal);

@@ -109,9 +109,10 @@ void semaphore_impl::on_lost(std::error_code reason) {
   ++generation_;
   cancel_margin_timer();
   metrics_.hold_ended(reason);
-  // If the session lives on (safety margin), our remaining leases would count against everyone: delete them.
-  // Started before anyone hears of the loss: a listener that releases at once makes us forget the leases.
-  for (const auto& lease : leases_) asio::co_spawn(executor(), delete_until_gone(link_, lease.path), asio::detached);
+  // If the session lives on (safety margin), our remaining leases would count against everyone: delete them, each
+  // only if it is still ours (after session_changed the node at its path may be another session's). Started before
+  // anyone hears of the loss: a listener that releases at once makes us forget the leases.
+  for (const auto& lease : leases_) asio::co_spawn(executor(), delete_own_until_gone(link_, lease), asio::detached);
   set_state(lock_state::lost, reason);
   lost_waiters_.finish_all(lock_errc::lock_lost);
 }

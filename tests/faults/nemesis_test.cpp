@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "chaos_support.hpp"
+#include "nemesis_faults.hpp"
 #include "nemesis_oracle.hpp"
 #include "recipes/curator_support.hpp"
 #include "support/child_process.hpp"
@@ -82,7 +83,6 @@ class nemesis {
   nemesis(nemesis_settings settings, std::uint64_t seed)
       : settings_(settings),
         seed_(seed),
-        random_(seed),
         holds_(~seed),
         path_(settings.kind == contender_kind::lock ? "/nemesis/lock" : "/nemesis/election") {}
 
@@ -94,21 +94,16 @@ class nemesis {
       proxies_.push_back(std::make_unique<proxied_cluster>(loop_.io(), *cluster_, seed_ + 100 * k));
     }
     contenders_.resize(contender_count);
+    std::vector<proxied_cluster*> targets;
+    for (auto& p : proxies_) targets.push_back(p.get());
+    faults_ = std::make_unique<nemesis_faults>(*cluster_, std::move(targets), seed_, session_timeout, started_);
     const auto began = std::chrono::steady_clock::now();
-    const auto stop_faults = began + settings_.duration;
-    auto next_fault = began + 2s;
-    while (std::chrono::steady_clock::now() < stop_faults) {
-      keep_contending();
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= next_fault) {
-        // The gap counts from the fault's heal: back to back, two leader pauses with a few ms between them act as
-        // one pause longer than the schedule draws (see inject_fault).
-        const auto gap = inject_fault();
-        next_fault = std::chrono::steady_clock::now() + gap;
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    heal();
+    // With holders_only, a blackhole picks a contender in its critical section now.
+    nemesis_faults::candidates_function candidates;
+    if (settings_.holders_only) candidates = [this] { return holders(); };
+    faults_->run(
+        settings_.duration, [this] { keep_contending(); }, candidates, settings_.holders_only);
+    faults_->heal();
     // Let every contender finish the attempt it is in (no new ones), then check what is left.
     bool looked = false;
     for (std::size_t k = 0; k < contenders_.size(); ++k) {
@@ -118,19 +113,20 @@ class nemesis {
       // a member that diverged from the others is rebuilt, which gives its contenders another 30 s to go on.
       if (!looked && !c.process.wait_for(30s)) {
         looked = true;
-        look_into_stuck_contenders();
+        faults_->log() << "stuck contenders:\n";
+        rebuilt_ += faults_->rebuild_diverged(loop_, {path_});
       }
       const int status = c.process.finish(30s).status;
       count_exit(c, status);
       // Killed because it did not finish: what it was doing (its -v log) and what went over its connections last
       // (pings left out) are the clues left.
       if (status == 128 + SIGKILL) {
-        faults_log_ << "contender " << k << " killed; its log ends:\n"
-                    << log_tail(k, 40) << "its last frames but pings:\n"
-                    << proxies_[k]->log_tail(60, false);
+        faults_->log() << "contender " << k << " killed; its log ends:\n"
+                       << log_tail(k, 40) << "its last frames but pings:\n"
+                       << proxies_[k]->log_tail(60, false);
       }
     }
-    faults_log_ << "contenders done after " << seconds_since(began) << " s\n";
+    faults_->log() << "contenders done after " << seconds_since(began) << " s\n";
   }
 
   // A client of the test's own to `servers`, not through the proxies (direct_, reset on the loop when done).
@@ -140,72 +136,6 @@ class nemesis {
       return direct_.get();
     });
     return blocking_ops{loop_, c};
-  }
-
-  // What member m shows of the lock directory after a sync: a line per node (name and owner session, in sequence
-  // order), or a line saying why it could not be listed.
-  std::vector<std::string> listing_on_member(std::size_t m) {
-    blocking_ops ops = direct_client("127.0.0.1:" + std::to_string(cluster_->client_port(m)));
-    std::vector<std::string> lines;
-    if (auto connect_ec = ops.connect()) {
-      lines.push_back("no session: " + connect_ec.message());
-    } else if (auto sync_ec = ops.sync(path_)) {
-      lines.push_back("sync: " + sync_ec.message());
-    } else if (auto [ec, listing] = ops.children(path_); ec) {
-      lines.push_back("listing: " + ec.message());
-    } else {
-      const auto sequence = [](const std::string& name) {
-        return name.substr(name.size() - std::min<std::size_t>(10, name.size()));
-      };
-      std::sort(listing.children.begin(), listing.children.end(),
-                [&](const std::string& a, const std::string& b) { return sequence(a) < sequence(b); });
-      for (const auto& child : listing.children) {
-        auto [stat_ec, st] = ops.exists(path_ + "/" + child);
-        char owner[32] = "?";
-        if (!stat_ec && st)
-          std::snprintf(owner, sizeof owner, "0x%llx", static_cast<unsigned long long>(st->ephemeral_owner));
-        lines.push_back(child + " owner " + owner + (stat_ec ? " (" + stat_ec.message() + ")" : ""));
-      }
-    }
-    loop_.on_loop([&] { direct_.reset(); });
-    return lines;
-  }
-
-  // Contenders stuck after the heal. Prints what each member shows of the lock directory (a contender's -v log names
-  // its session). ZooKeeper 3.8.0 can come out of kill -9 and restarts with a member whose tree differs from the
-  // others': it keeps a node they deleted, and a contender connected to it waits on that node for ever, whatever
-  // the client does (docs/simulation.md#nemesis). A member that shows something else than the other two, twice 2 s
-  // apart (a release in between would change all three alike), has diverged; it is rebuilt from the leader (its data
-  // removed, then started), as an operator would, and the run goes on. The test then judges the contenders on a
-  // consistent ensemble.
-  void look_into_stuck_contenders() {
-    const auto all_listings = [&] {
-      std::vector<std::vector<std::string>> out;
-      for (std::size_t m = 0; m < cluster_->member_count(); ++m) out.push_back(listing_on_member(m));
-      return out;
-    };
-    const auto first = all_listings();
-    std::this_thread::sleep_for(2s);
-    const auto second = all_listings();
-    for (std::size_t m = 0; m < second.size(); ++m) {
-      faults_log_ << "stuck contenders; member " << m << " shows " << path_ << " as:\n";
-      for (const auto& line : second[m]) faults_log_ << "  " << line << "\n";
-    }
-    if (first != second) return;  // still changing: not stuck on a diverged member
-    const auto agreeing = [&](const std::vector<std::string>& view) {
-      return std::count(second.begin(), second.end(), view);
-    };
-    const bool two_agree =
-        std::any_of(second.begin(), second.end(), [&](const auto& view) { return agreeing(view) > 1; });
-    for (std::size_t m = 0; m < second.size() && two_agree; ++m) {
-      if (agreeing(second[m]) > 1) continue;
-      faults_log_ << "member " << m << " diverged from the other two: rebuilt from the leader\n";
-      ++rebuilt_;
-      cluster_->kill9(m);
-      std::filesystem::remove_all(cluster_->directory() / ("member" + std::to_string(m + 1)) / "data" / "version-2");
-      cluster_->start(m);
-      EXPECT_TRUE(cluster_->wait_ready(m, 60s)) << "member " << m << " did not come back after its rebuild";
-    }
   }
 
   // The children of the lock directory, once they are gone (or the listing after 20 s).
@@ -243,7 +173,7 @@ class nemesis {
     dir_.keep();
     std::printf("the run's files stay in %s\n", dir().c_str());
   }
-  [[nodiscard]] std::string faults_log() const { return faults_log_.str(); }
+  [[nodiscard]] std::string faults_log() const { return faults_ ? faults_->log().str() : std::string(); }
   [[nodiscard]] std::map<int, std::size_t> lost_exits() const {
     std::map<int, std::size_t> out;
     for (std::size_t k = 0; k < contenders_.size(); ++k) out[static_cast<int>(k)] = contenders_[k].lost;
@@ -357,78 +287,13 @@ class nemesis {
     return out;
   }
 
-  // Injects one fault and heals it, the contenders going on meanwhile; returns the pause before the next one.
-  milliseconds inject_fault() {
-    const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random_); };
-    const int kind = settings_.holders_only ? 0 : pick(0, 3);
-    const auto t = seconds_since_start();
-    if (kind == 0) {  // blackhole one contender's proxies beyond its session timeout
-      // Any contender, a function of the seed alone; with holders_only, one in its critical section now.
-      std::size_t k = static_cast<std::size_t>(pick(0, contender_count - 1));
-      if (settings_.holders_only) {
-        const auto candidates = holders();
-        if (candidates.empty()) return 50ms;  // wait for a holder
-        k = candidates[k % candidates.size()];
-      }
-      const milliseconds length{session_timeout.count() + pick(800, 1800)};
-      faults_log_ << t << " s: blackhole contender " << k << " for " << length.count() << " ms\n";
-      proxies_[k]->add_rule("any action=blackhole");
-      proxies_[k]->add_rule("accept action=blackhole");
-      wait_keeping_contenders(length);
-      proxies_[k]->clear_rules();
-    } else if (kind == 1 || kind == 2) {  // kill -9 a member (the leader when kind == 1) and start it again
-      const auto leader = cluster_->leader_index();
-      const std::size_t m = kind == 1 && leader ? *leader : static_cast<std::size_t>(pick(0, 2));
-      const milliseconds down{pick(1000, 3000)};
-      faults_log_ << t << " s: kill -9 member " << m << (leader && *leader == m ? " (leader)" : "") << " for "
-                  << down.count() << " ms\n";
-      cluster_->kill9(m);
-      wait_keeping_contenders(down);
-      cluster_->start(m);
-    } else {  // pause the leader
-      const auto leader = cluster_->leader_index();
-      if (!leader) return 500ms;
-      // At most 1.5 s. A follower answers its clients' pings itself and tells the leader of their sessions only when
-      // the leader pings it, so a paused leader last heard of a session before the pause (up to T/3 = 1 s before it,
-      // when idle). On waking it expires the session at once if that and the pause add up to the session timeout,
-      // though the client heard its follower answer all along and had no cause to stop its command: 1.95 s of a 3 s
-      // session did it (docs/design.md#lock-states). Past syncLimit (2 s) the followers leave the leader; kill -9 of
-      // the leader stands for that.
-      const milliseconds paused{pick(500, 1500)};
-      faults_log_ << t << " s: pause leader " << *leader << " for " << paused.count() << " ms\n";
-      cluster_->pause(*leader);
-      wait_keeping_contenders(paused);
-      cluster_->resume(*leader);
-    }
-    return milliseconds{pick(500, 2000)};
-  }
-
-  void wait_keeping_contenders(milliseconds length) {
-    const auto until = std::chrono::steady_clock::now() + length;
-    while (std::chrono::steady_clock::now() < until) {
-      keep_contending();
-      std::this_thread::sleep_for(20ms);
-    }
-  }
-
-  void heal() {
-    for (auto& p : proxies_) p->clear_rules();
-    for (std::size_t m = 0; m < cluster_->member_count(); ++m) {
-      if (cluster_->paused(m)) cluster_->resume(m);
-      if (!cluster_->running(m)) cluster_->start(m);
-    }
-    EXPECT_TRUE(cluster_->wait_ready(60s)) << "the ensemble did not come back";
-  }
-
-  double seconds_since_start() const { return seconds_since(started_); }
   static double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
 
   nemesis_settings settings_;
   std::uint64_t seed_;
-  std::mt19937_64 random_;  // the schedule of faults: drawn from the seed alone, so that a replay repeats it
-  std::mt19937_64 holds_;   // the hold times (drawn as contenders come and go, which timing decides)
+  std::mt19937_64 holds_;  // the hold times (drawn as contenders come and go, which timing decides)
   temp_dir dir_{"nemesis"};
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::unique_ptr<zk_cluster> cluster_;
@@ -436,9 +301,9 @@ class nemesis {
   std::vector<std::unique_ptr<proxied_cluster>> proxies_;
   std::vector<contender> contenders_;
   std::string path_;  // the lock directory or the election path
+  std::unique_ptr<nemesis_faults> faults_;
   std::unique_ptr<client> direct_;
-  std::ostringstream faults_log_;
-  std::size_t rebuilt_ = 0;  // members rebuilt after they diverged (look_into_stuck_contenders)
+  std::size_t rebuilt_ = 0;  // members rebuilt after they diverged (nemesis_faults::rebuild_diverged)
 };
 
 std::uint64_t nemesis_seed() {

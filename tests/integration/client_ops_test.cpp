@@ -58,8 +58,13 @@ TEST_F(client_ops_test, CreateGetSetRemove) {
     EXPECT_FALSE(got.null_data);
     EXPECT_EQ(got.stat, created.stat);
 
+    // A read's zxid is the server's last applied transaction: our create's, as nothing came after it.
+    EXPECT_EQ(got.zxid, created.stat.czxid);
+
     const stat after = co_await c.async_set(root(), "v1", 0, use_awaitable);
     EXPECT_EQ(after.version, 1);
+    const get_result reread = co_await c.async_get(root(), use_awaitable);
+    EXPECT_EQ(reread.zxid, after.mzxid);
     auto [bad_set, unused] = co_await c.async_set(root(), "v2", 0, tuple_awaitable);
     EXPECT_EQ(bad_set, err(server_error::bad_version));
     EXPECT_EQ((co_await c.async_get(root(), use_awaitable)).data, "v1");

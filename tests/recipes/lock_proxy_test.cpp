@@ -188,7 +188,8 @@ TEST_F(lock_proxy_test, ANodeWithOurGuidOwnedByAnotherSessionIsNotAdopted) {
 // A holder cut off from the server while another session deletes its node and creates one of its own at the same
 // path: back on its session, the holder finds a node at its path, but not its session's (ephemeralOwner). It is
 // lost with session_changed, never held again (the check after a reconnect in hold_monitor.cpp; the simulation
-// cannot reach it, since a client changes sessions only after the old one ended).
+// cannot reach it, since a client changes sessions only after the old one ended), and it leaves the other session's
+// node alone: the cleanup of a lost hold reads the node's owner before it deletes (delete_own_until_gone).
 TEST_F(lock_proxy_test, AHolderDoesNotTakeANodeRemadeByAnotherSessionAsItsOwn) {
   auto& io = io_;
   auto& proxy = *proxy_;
@@ -212,6 +213,12 @@ TEST_F(lock_proxy_test, AHolderDoesNotTakeANodeRemadeByAnotherSessionAsItsOwn) {
     create_options ephemeral;
     ephemeral.mode = create_mode::ephemeral;
     co_await admin->async_create(node, "impostor", ephemeral, use_awaitable);
+    // The holder's exists and deletes of its node from now on: the check after the reconnect, then the lost hold's
+    // cleanup (an exists that finds another owner, or a delete).
+    const auto looked = proxy.add_rule("request op=exists path=" + node + " action=pass");
+    const auto deleted = proxy.add_rule("request op=delete path=" + node + " action=pass");
+    ZKWIRE_CO_ASSERT(looked.has_value() && deleted.has_value());
+    const auto about_node = [&] { return proxy.counters(*looked)->matched + proxy.counters(*deleted)->matched; };
     proxy.remove_rule(refused);
     // Bounded: with the check gone the holder is held again and never lost.
     const auto deadline = std::chrono::steady_clock::now() + 20s;
@@ -220,6 +227,17 @@ TEST_F(lock_proxy_test, AHolderDoesNotTakeANodeRemadeByAnotherSessionAsItsOwn) {
     ZKWIRE_CO_ASSERT(lost.has_value());
     EXPECT_EQ(*lost, recipes::lock_errc::session_changed) << lost->message();
     EXPECT_NE(l.state(), lock_state::held);
+    // The cleanup's request (the second) answered, and nothing more pending: the impostor is still there (a delete
+    // by path alone took it away).
+    const auto cleanup_deadline = std::chrono::steady_clock::now() + 20s;
+    while ((about_node() < 2 || client_->pending_requests() != 0) &&
+           std::chrono::steady_clock::now() < cleanup_deadline) {
+      co_await test::sleep_for(10ms);
+    }
+    EXPECT_GE(about_node(), 2U);
+    const auto [gone, impostor] = co_await admin->async_get(node, test::tuple_awaitable);
+    EXPECT_FALSE(gone) << "the lost holder deleted another session's node: " << gone.message();
+    EXPECT_EQ(impostor.data, "impostor");
   }());
 }
 

@@ -12,7 +12,7 @@ std::string session_hex(std::int64_t session_id) {
   return buffer;
 }
 
-std::string contender_json(const recipes::contender& c) {
+std::string contender_json(const recipes::contender& c, const std::optional<member_listing>& members) {
   json line = {{"node", c.path}};
   if (c.kind == recipes::contender_kind::foreign) {
     line["sequence"] = nullptr;
@@ -24,6 +24,12 @@ std::string contender_json(const recipes::contender& c) {
   line["ctime"] = c.ctime;
   line["holder"] = c.holder;
   line["data"] = c.data;
+  if (members) {
+    line["listed_by"] = members->listed_by;
+    line["answered"] = members->answered;
+    line["members"] = members->members;
+    line["diverged"] = members->diverged;
+  }
   return json_text(line);
 }
 

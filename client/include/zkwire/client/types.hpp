@@ -85,6 +85,9 @@ struct get_result {
   std::string data;        // empty when null_data
   bool null_data = false;  // the node holds null (a create with null data), not an empty byte string
   zkwire::stat stat;
+  // The reply header's zxid: the last transaction the answering server had applied, so `data` is the node's state
+  // after exactly that transaction (as children_result::zxid). A session's reads never show a lower one.
+  std::int64_t zxid = 0;
 };
 
 struct children_result {

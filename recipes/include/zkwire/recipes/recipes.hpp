@@ -13,6 +13,7 @@
 #include "zkwire/recipes/lock.hpp"
 #include "zkwire/recipes/lock_keeper.hpp"
 #include "zkwire/recipes/lock_metrics.hpp"
+#include "zkwire/recipes/member_views.hpp"
 #include "zkwire/recipes/metrics_exposition.hpp"
 #include "zkwire/recipes/multi_lock.hpp"
 #include "zkwire/recipes/node_name.hpp"
