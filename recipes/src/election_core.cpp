@@ -56,12 +56,10 @@ void election_core::tell(const leadership_event& e) const {
 
 std::uint64_t election_core::start_join(completion_ptr<> done) {
   const std::uint64_t id = next_id_++;
-  if (phase_ == phase::joined) {
-    complete(std::move(done), {});
-  } else if (phase_ == phase::joining && owner_kind_ == owner_kind::await) {
+  if (phase_ == phase::joining && owner_kind_ == owner_kind::await) {
     // That call's time limit decides whether the participant stays; a join cannot lift it.
     complete(std::move(done), lock_errc::acquire_in_progress);
-  } else if (phase_ == phase::joining && enqueued_) {
+  } else if (phase_ == phase::joined || (phase_ == phase::joining && enqueued_)) {
     complete(std::move(done), {});
   } else {
     if (phase_ == phase::idle) begin(id, owner_kind::join, std::chrono::milliseconds(-1));

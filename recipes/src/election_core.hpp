@@ -90,8 +90,8 @@ class election_core : public std::enable_shared_from_this<election_core> {
   void on_keeper_gave_up(std::error_code ec);
   // The participation is over (`ec`: why; empty after a leave): pending joins and awaits complete with `ec`.
   void end(std::error_code ec);
-  void finish_waiters(std::vector<waiter>& waiters, std::error_code ec);
-  void finish_waiter(std::vector<waiter>& waiters, std::uint64_t id, std::error_code ec);
+  static void finish_waiters(std::vector<waiter>& waiters, std::error_code ec);
+  static void finish_waiter(std::vector<waiter>& waiters, std::uint64_t id, std::error_code ec);
   // Gives the lock up: cancels a pending acquire, stops the keeper and releases; `done` when the node is deleted.
   void give_up_lock(completion_ptr<> done);
 
