@@ -41,6 +41,7 @@
 #include <system_error>
 #include <vector>
 
+#include "samples.hpp"
 #include "zkwire/client/client.hpp"
 #include "zkwire/recipes/lock.hpp"
 #include "zkwire/recipes/node_name.hpp"
@@ -59,22 +60,9 @@ struct config {
   std::string only;  // run this cycle kind only (e.g. to count the requests it sends); "" for all
 };
 
-// The value at rank ceil(q/100 * n) of the samples (the rank of zkwire's histogram and bench/lock_compare.py).
-double percentile(std::vector<double> samples, double q) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  const auto n = static_cast<double>(samples.size());
-  const auto rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(q / 100.0 * n)));
-  return samples[std::min(rank, samples.size()) - 1];
-}
+using zkwire::bench::percentile;
 
-void print(const char* op, const std::vector<double>& samples) {
-  double sum = 0;
-  for (const double s : samples) sum += s;
-  std::printf("{\"op\":\"%s\",\"count\":%zu,\"p50_us\":%.3f,\"p99_us\":%.3f,\"mean_us\":%.3f}\n", op, samples.size(),
-              percentile(samples, 50), percentile(samples, 99),
-              samples.empty() ? 0.0 : sum / static_cast<double>(samples.size()));
-}
+void print(const char* op, const std::vector<double>& samples) { zkwire::bench::print_samples(op, samples); }
 
 // What the cycles work on: one client, its lock and semaphore, and the reference node's name and data.
 struct subjects {

@@ -122,9 +122,10 @@ JAVA_DIR = "/usr/share/java"
 
 
 class Curator:
-    """bench/CuratorLockBench.java, compiled once into a temporary directory and run once per measurement."""
+    """A Java program of bench/ (default CuratorLockBench.java), compiled once into a temporary directory against
+    Debian's Curator jars and run once per measurement."""
 
-    def __init__(self, work_dir):
+    def __init__(self, work_dir, program="CuratorLockBench"):
         jars = [os.path.join(JAVA_DIR, f"{name}.jar") for name in CURATOR_JARS]
         missing = [j for j in jars if not os.path.exists(j)]
         if missing:
@@ -132,18 +133,22 @@ class Curator:
         for tool in ("javac", "java"):
             if shutil.which(tool) is None:
                 raise RuntimeError(f"no {tool} (Debian's default-jdk-headless)")
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "CuratorLockBench.java")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{program}.java")
+        self.program = program
         self.classpath = ":".join([work_dir] + jars)
         result = subprocess.run(["javac", "-d", work_dir, "-cp", self.classpath, source], capture_output=True,
                                 text=True)
         if result.returncode != 0:
             raise RuntimeError("javac failed:\n" + result.stderr)
 
+    def command(self, servers, *args):
+        """The java command line that runs the program with SERVERS and ARGS."""
+        return ["java", "-cp", self.classpath, self.program, servers] + [str(a) for a in args]
+
     def run(self, servers, *args):
-        result = subprocess.run(["java", "-cp", self.classpath, "CuratorLockBench", servers] + [str(a) for a in args],
-                                capture_output=True, text=True, timeout=600)
+        result = subprocess.run(self.command(servers, *args), capture_output=True, text=True, timeout=600)
         if result.returncode != 0:
-            raise RuntimeError("CuratorLockBench failed: " + result.stderr.strip())
+            raise RuntimeError(f"{self.program} failed: " + result.stderr.strip())
         return json.loads(result.stdout.strip().splitlines()[-1])
 
     def uncontended(self, servers, count, warmup):

@@ -164,6 +164,20 @@ asio::awaitable<void> keeper_intro(zkwire::client& c) {
   co_await k.async_release(asio::use_awaitable);
 }
 
+asio::awaitable<void> election_intro(zkwire::client& c) {
+  // [doc recipes/include/zkwire/recipes/election.hpp]
+  zkwire::recipes::election e(c, "/services/scheduler", zkwire::recipes::election_options::with_id("node-7"));
+  e.set_listener([&](const zkwire::recipes::leadership_event& ev) {
+    if (ev.change == zkwire::recipes::leadership_change::gained) start_leading(ev.fencing_token);
+    if (ev.change == zkwire::recipes::leadership_change::lost) stop_leading();  // ev.reason says why
+  });
+  co_await e.async_join(asio::use_awaitable);  // queued; the listener says when we lead
+  co_await e.async_await_leadership(std::chrono::seconds(30), asio::use_awaitable);  // or wait for it
+  co_await e.async_relinquish(asio::use_awaitable);  // step down, queue again at the back
+  co_await e.async_leave(asio::use_awaitable);       // out of the election, our node deleted
+  // [/doc]
+}
+
 asio::awaitable<void> contenders_and_revoke(zkwire::client& c, std::string node) {
   // [doc recipes/include/zkwire/recipes/contenders.hpp]
   auto list = co_await zkwire::recipes::async_contenders(c, "/locks/job", asio::use_awaitable);
@@ -277,6 +291,7 @@ void run_doc_snippets(const std::string& servers) {
   run(io, semaphore_intro(c));
   run(io, multi_lock_intro(c));
   run(io, keeper_intro(c));
+  run(io, election_intro(c));
   {
     zkwire::recipes::lock l(c, "/locks/job");
     run(io, [&]() -> asio::awaitable<void> {

@@ -44,7 +44,7 @@ sink<zkwire::get_result> data_sink(zhandle_t* zh, data_completion_t completion, 
   return async_sink<zkwire::get_result>(zh, [completion, data](int rc, zkwire::get_result& r) {
     if (completion == nullptr) return;
     if (rc != ZOK) {
-      completion(rc, nullptr, -1, nullptr, data);
+      completion(rc, nullptr, 0, nullptr, data);  // the C client's arguments for a failed read
       return;
     }
     struct Stat stat {};
@@ -121,7 +121,7 @@ ZOOAPI int zoo_adelete(zhandle_t* zh, const char* path, int version, void_comple
 ZOOAPI int zoo_aexists(zhandle_t* zh, const char* path, int watch, stat_completion_t completion, const void* data) {
   if (const int rc = check_handle(zh)) return rc;
   if (const int rc = check_path(path)) return rc;
-  launch_exists(zh, path, watch_arg::from_flag(watch), stat_sink(zh, completion, data));
+  launch_exists(zh, path, watch_arg::from_flag(zh, watch), stat_sink(zh, completion, data));
   return ZOK;
 }
 
@@ -136,7 +136,7 @@ ZOOAPI int zoo_awexists(zhandle_t* zh, const char* path, watcher_fn watcher, voi
 ZOOAPI int zoo_aget(zhandle_t* zh, const char* path, int watch, data_completion_t completion, const void* data) {
   if (const int rc = check_handle(zh)) return rc;
   if (const int rc = check_path(path)) return rc;
-  launch_get(zh, path, watch_arg::from_flag(watch), data_sink(zh, completion, data));
+  launch_get(zh, path, watch_arg::from_flag(zh, watch), data_sink(zh, completion, data));
   return ZOK;
 }
 
@@ -150,7 +150,7 @@ ZOOAPI int zoo_awget(zhandle_t* zh, const char* path, watcher_fn watcher, void* 
 
 ZOOAPI int zoo_agetconfig(zhandle_t* zh, int watch, data_completion_t completion, const void* data) {
   if (const int rc = check_handle(zh)) return rc;
-  launch_get_config(zh, watch_arg::from_flag(watch), data_sink(zh, completion, data));
+  launch_get_config(zh, watch_arg::from_flag(zh, watch), data_sink(zh, completion, data));
   return ZOK;
 }
 
@@ -178,7 +178,7 @@ ZOOAPI int zoo_aset(zhandle_t* zh, const char* path, const char* buffer, int buf
 
 ZOOAPI int zoo_aget_children(zhandle_t* zh, const char* path, int watch, strings_completion_t completion,
                              const void* data) {
-  return aget_children(zh, path, watch_arg::from_flag(watch), completion, nullptr, data);
+  return aget_children(zh, path, watch_arg::from_flag(zh, watch), completion, nullptr, data);
 }
 
 ZOOAPI int zoo_awget_children(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx,
@@ -188,7 +188,7 @@ ZOOAPI int zoo_awget_children(zhandle_t* zh, const char* path, watcher_fn watche
 
 ZOOAPI int zoo_aget_children2(zhandle_t* zh, const char* path, int watch, strings_stat_completion_t completion,
                               const void* data) {
-  return aget_children(zh, path, watch_arg::from_flag(watch), nullptr, completion, data);
+  return aget_children(zh, path, watch_arg::from_flag(zh, watch), nullptr, completion, data);
 }
 
 ZOOAPI int zoo_awget_children2(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx,
@@ -233,18 +233,22 @@ ZOOAPI int zoo_aset_acl(zhandle_t* zh, const char* path, int version, struct ACL
   return ZOK;
 }
 
-ZOOAPI int zoo_aremove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn /*watcher*/,
-                               void* /*watcherCtx*/, int local, void_completion_t* completion, const void* data) {
-  if (const int rc = check_remove_watches(zh, path, wtype)) return rc;
+ZOOAPI int zoo_aremove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn watcher,
+                               void* watcherCtx, int local, void_completion_t* completion, const void* data) {
+  if (const int rc = check_remove_watches(zh, path, wtype, local != 0)) return rc;
+  remove_args args{path, wtype, std::nullopt, local != 0, false};
+  if (watcher != nullptr) args.watcher = watcher_ref{watcher, watcherCtx};
   // The declared type is a pointer to the completion; callers pass the completion itself (cast).
   auto* fn = reinterpret_cast<void_completion_t>(completion);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  launch_remove_watches(zh, path, wtype, local != 0, void_sink(zh, fn, data));
-  return ZOK;
+  return launch_remove_watches(zh, args, void_sink(zh, fn, data));
 }
 
 ZOOAPI int zoo_aremove_all_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, int local,
                                    void_completion_t* completion, const void* data) {
-  return zoo_aremove_watches(zh, path, wtype, nullptr, nullptr, local, completion, data);
+  if (const int rc = check_remove_watches(zh, path, wtype, local != 0)) return rc;
+  const remove_args args{path, wtype, std::nullopt, local != 0, true};
+  auto* fn = reinterpret_cast<void_completion_t>(completion);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  return launch_remove_watches(zh, args, void_sink(zh, fn, data));
 }
 
 }  // extern "C"

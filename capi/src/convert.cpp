@@ -167,6 +167,12 @@ int event_to_c(zkwire::event_type type) noexcept {
   return ZOO_SESSION_EVENT;
 }
 
+std::optional<std::string> data_from_c(const char* value, int valuelen) {
+  if (valuelen < 0 || (value == nullptr && valuelen > 0)) return std::nullopt;
+  if (valuelen == 0) return std::string();
+  return std::string(value, static_cast<std::size_t>(valuelen));
+}
+
 bool create_mode_from_c(int mode, zkwire::create_mode& out) noexcept {
   if (mode < 0 || mode > 6) return false;
   out = static_cast<zkwire::create_mode>(mode);

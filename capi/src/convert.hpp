@@ -2,6 +2,7 @@
 // Between zkwire's C++ values and the C API's: result codes, stats, ACLs, string vectors, session states and
 // watch events. The C values handed to the application are malloc'ed, as the deallocate_* functions expect.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -32,6 +33,12 @@ int event_to_c(zkwire::event_type type) noexcept;
 // wants it in brackets ("[::1]:2181"). Such entries get the brackets; every other character, chroot included, is
 // left as it is (entries already in brackets too).
 std::string hosts_from_c(std::string_view hosts);
+
+// The node data a create, set or multi op stores for the C API's (value, valuelen), as the C client stores it: the
+// valuelen bytes at value, so value == NULL with valuelen 0 is empty data (other clients read ""); a negative
+// valuelen is null data (getData then reports -1). NULL with a positive valuelen, where the C client reads through
+// the NULL pointer, is null data here.
+std::optional<std::string> data_from_c(const char* value, int valuelen);
 
 // A create mode of the C API, or nullopt for an unknown value.
 bool create_mode_from_c(int mode, zkwire::create_mode& out) noexcept;

@@ -13,19 +13,6 @@ namespace {
 
 thread_local zhandle_t* serving = nullptr;  // set by the completion thread's loop
 
-// False when `call` was already made for the event being delivered: the client fans one server notification out to
-// every registration, synchronously, so a handler posted now runs after the whole fan-out.
-bool first_call(zhandle_t* zh, event_call call) {
-  const auto result = zh->calls_this_event.insert(std::move(call));
-  if (result.second) {
-    asio::post(zh->io, [zh, it = result.first] {
-      const client_lock_guard guard(zh->client_lock);
-      zh->calls_this_event.erase(it);
-    });
-  }
-  return result.second;
-}
-
 }  // namespace
 
 void completion_queue::push(std::function<void()> work) {
@@ -102,52 +89,39 @@ int wait_sync(zhandle_t* /*zh*/, const std::function<void(std::function<void(int
   return r->rc;
 }
 
-armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch) {
-  // The global watcher is read when the event comes (zoo_set_watcher may change it); it gets session events once,
-  // as the handle's watcher, so it is not registered for them again.
-  if (watch.how == watch_arg::kind::global) {
-    return {0, [zh](const zkwire::watch_event& event) {
-              if (event.error) return;  // the session ended: the handle's watcher heard it already
-              const int type = event_to_c(event.type);
-              const std::string path = event.path;
-              if (!first_call(zh, event_call{path, type, {}})) return;
-              deliver(zh, [zh, type, path] {
-                if (watcher_fn fn = zh->watcher) fn(zh, type, ZOO_CONNECTED_STATE, path.c_str(), zh->context);
-              });
-            }};
-  }
-  const std::uint64_t key = zh->next_watcher_key++;
-  zh->live_watchers.emplace(key, watch.ref);
-  const watcher_ref ref = watch.ref;
-  return {key, [zh, key, ref](const zkwire::watch_event& event) {
-            zh->live_watchers.erase(key);
-            // A removed watcher is not called, as in the C client (zoo_remove_watches).
-            if (event.type == zkwire::event_type::data_watch_removed ||
-                event.type == zkwire::event_type::child_watch_removed ||
-                event.type == zkwire::event_type::persistent_watch_removed) {
-              return;
-            }
-            int type = event_to_c(event.type);
-            int state = ZOO_CONNECTED_STATE;
-            if (event.error) {
-              // The session ended: an expired or rejected session is news for this watcher; a close is not.
-              if (event.state == zkwire::keeper_state::expired) {
-                state = ZOO_EXPIRED_SESSION_STATE;
-              } else if (event.state == zkwire::keeper_state::auth_failed) {
-                state = ZOO_AUTH_FAILED_STATE;
-              } else {
-                return;
-              }
-              type = ZOO_SESSION_EVENT;
-            }
-            const std::string path = event.error ? std::string() : event.path;
-            if (!first_call(zh, event_call{path, type, ref})) return;
-            deliver(zh, [zh, ref, type, state, path] { ref.fn(zh, type, state, path.c_str(), ref.context); });
-          }};
-}
-
-void forget_watcher(zhandle_t* zh, std::uint64_t key) {
-  if (key != 0) zh->live_watchers.erase(key);
+zkwire::watch_callback arm_watcher(zhandle_t* zh, const watcher_ref& ref) {
+  // One callback per (function, context) while it is registered (the client keeps the first one given for a key):
+  // the client calls it once per event, in the C client's order (docs/libzookeeper.md#watches).
+  return [zh, ref](const zkwire::watch_event& event) {
+    // A removed watcher is not called, as in the C client (zoo_remove_watches).
+    if (event.type == zkwire::event_type::data_watch_removed || event.type == zkwire::event_type::child_watch_removed ||
+        event.type == zkwire::event_type::persistent_watch_removed) {
+      return;
+    }
+    if (event.error) {
+      // The session ended: an expired or rejected session is news for this watcher, unless it is the handle's own
+      // watcher with the handle's context, which hears it as the handle's watcher; a close is not news.
+      int state = 0;
+      if (event.state == zkwire::keeper_state::expired) {
+        state = ZOO_EXPIRED_SESSION_STATE;
+      } else if (event.state == zkwire::keeper_state::auth_failed) {
+        state = ZOO_AUTH_FAILED_STATE;
+      } else {
+        return;
+      }
+      deliver(zh, [zh, ref, state] {
+        if (ref.fn == zh->watcher.load() && ref.context == zh->context.load()) return;
+        ref.fn(zh, ZOO_SESSION_EVENT, state, "", ref.context);
+      });
+      return;
+    }
+    // Once zookeeper_close was called the C client calls no watcher for what it still receives (the deletion of
+    // the session's own ephemeral nodes among it).
+    if (zh->closing) return;
+    const int type = event_to_c(event.type);
+    deliver(zh,
+            [zh, ref, type, path = event.path] { ref.fn(zh, type, ZOO_CONNECTED_STATE, path.c_str(), ref.context); });
+  };
 }
 
 }  // namespace zkwire::capi

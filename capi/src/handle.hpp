@@ -16,10 +16,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -48,26 +46,20 @@ class completion_queue {
   bool waiting_ = false;  // the completion thread sleeps on ready_
 };
 
-// A watcher given to a *_w* call, with its context.
+// A watcher of the C API: a function and its context, the watcher's identity (the C client's), given to a *_w* call
+// or taken from the handle by a call with watch=1. Each is one keyed watcher of the client (zkwire::watcher_key):
+// registered once per path and kind, called once per event.
 struct watcher_ref {
   watcher_fn fn = nullptr;
   void* context = nullptr;
-  bool operator<(const watcher_ref& other) const {
-    return std::pair(reinterpret_cast<std::uintptr_t>(fn), context) <
-           std::pair(reinterpret_cast<std::uintptr_t>(other.fn), other.context);
-  }
-};
+  bool operator==(const watcher_ref& other) const = default;
 
-// One watcher's call for one event: the C client calls a (function, context) once per event on a path, however
-// many reads registered it.
-struct event_call {
-  std::string path;
-  int type = 0;
-  watcher_ref watcher;
-  bool operator<(const event_call& other) const {
-    if (path != other.path) return path < other.path;
-    if (type != other.type) return type < other.type;
-    return watcher < other.watcher;
+  [[nodiscard]] zkwire::watcher_key key() const noexcept {
+    return {reinterpret_cast<std::uintptr_t>(fn), reinterpret_cast<std::uintptr_t>(context)};
+  }
+  static watcher_ref of(const zkwire::watcher_key& key) noexcept {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the key was made from these two pointers (key())
+    return {reinterpret_cast<watcher_fn>(key.object), reinterpret_cast<void*>(key.tag)};
   }
 };
 
@@ -103,11 +95,6 @@ struct _zhandle {
   std::recursive_mutex client_lock;  // declared first: the client's executor and handlers refer to it
   asio::io_context io{1};
   std::optional<zkwire::client> client;
-  // Watchers of *_w* calls whose watch is live, keyed by the client's registration: they also get session events.
-  std::map<std::uint64_t, zkwire::capi::watcher_ref> live_watchers;
-  std::uint64_t next_watcher_key = 1;
-  // The calls made for the event being fanned out now (cleared by a handler posted behind the fan-out).
-  std::set<zkwire::capi::event_call> calls_this_event;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_work;  // until zookeeper_close
   std::thread io_thread;
 

@@ -9,6 +9,12 @@ using namespace zkwire::capi;  // NOLINT(google-build-using-namespace): the C en
 
 namespace {
 
+// The C client refuses an op's invalid path with ZMARSHALLINGERROR (its serialization fails), an unknown create
+// mode with ZBADARGUMENTS.
+int path_rc(const char* path, bool sequential = false) {
+  return check_path(path, sequential) ? ZMARSHALLINGERROR : ZOK;
+}
+
 int to_multi_ops(int count, const zoo_op_t* ops, std::vector<zkwire::multi_op>& out) {
   if (count < 0 || (count > 0 && ops == nullptr)) return ZBADARGUMENTS;
   out.reserve(static_cast<std::size_t>(count));
@@ -19,6 +25,9 @@ int to_multi_ops(int count, const zoo_op_t* ops, std::vector<zkwire::multi_op>& 
       case ZOO_CREATE2_OP: {
         create_args args;
         const auto& c = op.create_op;
+        zkwire::create_mode mode{};
+        if (!create_mode_from_c(c.flags, mode)) return ZBADARGUMENTS;
+        if (const int rc = path_rc(c.path, zkwire::proto::is_sequential(mode))) return rc;
         // zoo_create_op_init leaves ttl at 0 whatever the mode: only a TTL mode reads it.
         const bool ttl_mode = c.flags == ZOO_PERSISTENT_WITH_TTL || c.flags == ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL;
         if (const int rc = make_create_args(c.path, c.data, c.datalen, c.acl, c.flags, ttl_mode ? c.ttl : -1, args)) {
@@ -28,19 +37,17 @@ int to_multi_ops(int count, const zoo_op_t* ops, std::vector<zkwire::multi_op>& 
         break;
       }
       case ZOO_DELETE_OP:
-        if (const int rc = check_path(op.delete_op.path)) return rc;
+        if (const int rc = path_rc(op.delete_op.path)) return rc;
         out.push_back(zkwire::ops::remove(op.delete_op.path, op.delete_op.version));
         break;
       case ZOO_SETDATA_OP: {
         const auto& s = op.set_op;
-        if (const int rc = check_path(s.path)) return rc;
-        std::optional<std::string> data;
-        if (s.data != nullptr && s.datalen >= 0) data.emplace(s.data, static_cast<std::size_t>(s.datalen));
-        out.push_back(zkwire::proto::set_data_op(s.path, std::move(data), s.version));
+        if (const int rc = path_rc(s.path)) return rc;
+        out.push_back(zkwire::proto::set_data_op(s.path, data_from_c(s.data, s.datalen), s.version));
         break;
       }
       case ZOO_CHECK_OP:
-        if (const int rc = check_path(op.check_op.path)) return rc;
+        if (const int rc = path_rc(op.check_op.path)) return rc;
         out.push_back(zkwire::ops::check(op.check_op.path, op.check_op.version));
         break;
       default:
@@ -50,29 +57,26 @@ int to_multi_ops(int count, const zoo_op_t* ops, std::vector<zkwire::multi_op>& 
   return ZOK;
 }
 
-// Called once the multi completed (rc), before the application hears of it.
+// Called once the multi completed (rc), before the application hears of it. As the C client: each op's err; a
+// create's path into its buffer (value = the buffer, valuelen its size) and a set's Stat into its Stat only when
+// the multi succeeded, value and stat NULL otherwise; the fields of delete and check results untouched.
 void fill_results(int rc, const std::vector<zkwire::op_result>& got, int count, const zoo_op_t* ops,
                   zoo_op_result_t* results) {
   if (results == nullptr) return;
   for (int i = 0; i < count; ++i) {
     zoo_op_result_t& out = results[i];
-    out.value = nullptr;
-    out.valuelen = 0;
-    out.stat = nullptr;
     const auto index = static_cast<std::size_t>(i);
-    if (index >= got.size()) {
-      out.err = rc;  // the request as a whole failed (connection loss, ...)
-      continue;
-    }
-    out.err = to_rc(got[index].error);
+    // The request as a whole failed (connection loss, ...): no op has a result of its own.
+    out.err = index < got.size() ? to_rc(got[index].error) : rc;
+    const bool applied = rc == ZOK && out.err == ZOK && index < got.size();
     const zoo_op_t& op = ops[i];
     if (op.type == ZOO_CREATE_OP || op.type == ZOO_CREATE2_OP) {
-      out.value = op.create_op.buf;
       out.valuelen = op.create_op.buflen;
-      if (out.err == ZOK) copy_string(got[index].path, op.create_op.buf, op.create_op.buflen);
+      out.value = applied ? op.create_op.buf : nullptr;
+      if (applied) copy_string(got[index].path, op.create_op.buf, op.create_op.buflen);
     } else if (op.type == ZOO_SETDATA_OP) {
-      out.stat = op.set_op.stat;
-      if (out.err == ZOK) copy_stat(got[index].stat, op.set_op.stat);
+      out.stat = applied ? op.set_op.stat : nullptr;
+      if (applied) copy_stat(got[index].stat, op.set_op.stat);
     }
   }
 }

@@ -7,30 +7,18 @@ namespace zkwire::capi {
 
 namespace {
 
-// The client's completion for a watched read, forgetting the watcher when the read did not arm it.
-template <class Result, class Done>
-auto forget_unless_armed(zhandle_t* zh, std::uint64_t key, Done done, bool armed_on_no_node = false) {
-  return [zh, key, done = std::move(done), armed_on_no_node](std::error_code ec, Result result) mutable {
-    const bool armed = !ec || (armed_on_no_node && ec == zkwire::server_error::no_node);
-    if (!armed) forget_watcher(zh, key);
-    done(ec, std::move(result));
-  };
-}
-
-// Starts a read without a watch, plain(client, done), or with one, watched(client, callback, done).
+// Starts a read without a watch, plain(client, done), or with one, watched(client, key, callback, done): the
+// watcher's key makes it one watcher of the client for every read of that (function, context).
 template <class Result, class Plain, class Watched>
-void start_read(zhandle_t* zh, const watch_arg& watch, Plain plain, Watched watched, sink<Result> out,
-                bool armed_on_no_node = false) {
+void start_read(zhandle_t* zh, const watch_arg& watch, Plain plain, Watched watched, sink<Result> out) {
   start_op<Result>(
       zh,
-      [zh, watch, plain = std::move(plain), watched = std::move(watched), armed_on_no_node](zkwire::client& c,
-                                                                                            auto done) mutable {
+      [zh, watch, plain = std::move(plain), watched = std::move(watched)](zkwire::client& c, auto done) mutable {
         if (!watch.wanted()) {
           plain(c, std::move(done));
           return;
         }
-        auto w = arm_watcher(zh, watch);
-        watched(c, std::move(w.callback), forget_unless_armed<Result>(zh, w.key, std::move(done), armed_on_no_node));
+        watched(c, watch.ref->key(), arm_watcher(zh, *watch.ref), std::move(done));
       },
       std::move(out));
 }
@@ -48,10 +36,10 @@ int make_create_args(const char* path, const char* value, int valuelen, const st
   out.options.mode = m;
   out.options.ttl = proto::is_ttl(m) ? ttl : -1;
   out.options.acl = acl_from_c(acl);
-  if (value == nullptr || valuelen < 0) {
-    out.options.null_data = true;
+  if (auto data = data_from_c(value, valuelen)) {
+    out.data = std::move(*data);
   } else {
-    out.data.assign(value, static_cast<std::size_t>(valuelen));
+    out.options.null_data = true;
   }
   return ZOK;
 }
@@ -81,17 +69,17 @@ void launch_exists(zhandle_t* zh, std::string path, const watch_arg& watch, sink
   };
   start_read<std::optional<zkwire::stat>>(
       zh, watch, [path](zkwire::client& c, auto done) { c.async_exists(path, std::move(done)); },
-      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
-        c.async_exists(path, std::move(on_event), std::move(done));
+      [path](zkwire::client& c, zkwire::watcher_key key, zkwire::watch_callback on_event, auto done) {
+        c.async_exists(path, key, std::move(on_event), std::move(done));
       },
-      std::move(found), true);
+      std::move(found));
 }
 
 void launch_get(zhandle_t* zh, std::string path, const watch_arg& watch, sink<zkwire::get_result> out) {
   start_read<zkwire::get_result>(
       zh, watch, [path](zkwire::client& c, auto done) { c.async_get(path, std::move(done)); },
-      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
-        c.async_get(path, std::move(on_event), std::move(done));
+      [path](zkwire::client& c, zkwire::watcher_key key, zkwire::watch_callback on_event, auto done) {
+        c.async_get(path, key, std::move(on_event), std::move(done));
       },
       std::move(out));
 }
@@ -99,8 +87,8 @@ void launch_get(zhandle_t* zh, std::string path, const watch_arg& watch, sink<zk
 void launch_get_config(zhandle_t* zh, const watch_arg& watch, sink<zkwire::get_result> out) {
   start_read<zkwire::get_result>(
       zh, watch, [](zkwire::client& c, auto done) { c.async_get_config(std::move(done)); },
-      [](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
-        c.async_get_config(std::move(on_event), std::move(done));
+      [](zkwire::client& c, zkwire::watcher_key key, zkwire::watch_callback on_event, auto done) {
+        c.async_get_config(key, std::move(on_event), std::move(done));
       },
       std::move(out));
 }
@@ -117,9 +105,7 @@ void launch_reconfig(zhandle_t* zh, const char* joining, const char* leaving, co
 }
 
 void launch_set(zhandle_t* zh, std::string path, const char* buffer, int buflen, int version, sink<zkwire::stat> out) {
-  // A null buffer (or a negative length) stores null data, as it does with the C client; getData then reports -1.
-  std::optional<std::string> data;
-  if (buffer != nullptr && buflen >= 0) data.emplace(buffer, static_cast<std::size_t>(buflen));
+  std::optional<std::string> data = data_from_c(buffer, buflen);
   start_op<zkwire::stat>(
       zh,
       [path = std::move(path), data = std::move(data), version](zkwire::client& c, auto done) mutable {
@@ -135,8 +121,8 @@ void launch_set(zhandle_t* zh, std::string path, const char* buffer, int buflen,
 void launch_children(zhandle_t* zh, std::string path, const watch_arg& watch, sink<zkwire::children_result> out) {
   start_read<zkwire::children_result>(
       zh, watch, [path](zkwire::client& c, auto done) { c.async_get_children(path, std::move(done)); },
-      [path](zkwire::client& c, zkwire::watch_callback on_event, auto done) {
-        c.async_get_children(path, std::move(on_event), std::move(done));
+      [path](zkwire::client& c, zkwire::watcher_key key, zkwire::watch_callback on_event, auto done) {
+        c.async_get_children(path, key, std::move(on_event), std::move(done));
       },
       std::move(out));
 }
@@ -169,29 +155,54 @@ void launch_sync(zhandle_t* zh, std::string path, sink<none> out) {
       std::move(out));
 }
 
-int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type) {
-  if (const int rc = check_handle(zh)) return rc;
+int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type, bool local) {
+  if (zh == nullptr) return ZBADARGUMENTS;
+  // A local removal needs no session, as in the C client; a closing handle has no client any more.
+  if (const int rc = check_handle(zh); rc != ZOK && !(local && rc == ZINVALIDSTATE && !zh->closing)) return rc;
   if (const int rc = check_path(path)) return rc;
   if (type != ZWATCHTYPE_CHILD && type != ZWATCHTYPE_DATA && type != ZWATCHTYPE_ANY) return ZBADARGUMENTS;
   return ZOK;
 }
 
-void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, bool local, sink<none> out) {
-  const auto wtype = static_cast<zkwire::watcher_type>(type);
-  if (local) {
-    // No request: the client drops its watchers at once, also without a connection.
-    run_locked(zh, [zh, path = std::move(path), wtype, out = std::move(out)]() mutable {
-      const bool removed = zh->client && zh->client->remove_local_watches(path, wtype);
-      out(removed ? ZOK : ZNOWATCHER, none{});
-    });
-    return;
-  }
-  start_void_op(
-      zh,
-      [path = std::move(path), wtype](zkwire::client& c, auto done) mutable {
-        c.async_remove_watches(std::move(path), wtype, std::move(done));
-      },
-      std::move(out));
+int launch_remove_watches(zhandle_t* zh, const remove_args& args, sink<none> out) {
+  int rc = ZOK;
+  run_locked(zh, [&] {
+    if (!zh->client) {
+      rc = ZCLOSING;
+      return;
+    }
+    zkwire::client& c = *zh->client;
+    const auto type = static_cast<zkwire::watcher_type>(args.type);
+    auto done = [out](std::error_code ec) mutable { out(to_rc(ec), none{}); };
+    if (args.watcher) {
+      const zkwire::watcher_key key = args.watcher->key();
+      if (!c.watching(args.path, type, key)) {
+        rc = ZNOWATCHER;  // returned by the call itself, as the C client does: nothing sent, no completion
+        return;
+      }
+      if (args.local) {
+        c.remove_local_watcher(args.path, type, key);
+        out(ZOK, none{});
+      } else {
+        // checkWatches: the server's watch stays for the path's other watchers.
+        c.async_remove_watcher(args.path, type, key, std::move(done));
+      }
+      return;
+    }
+    if (args.local) {
+      c.remove_local_watches(args.path, type);
+      out(ZOK, none{});  // without a watcher the C client finds a match even where nothing is watched
+    } else if (args.all) {
+      c.async_remove_watches(args.path, type, std::move(done));
+    } else {
+      // zoo_remove_watches without a watcher: the C client asks checkWatches and then drops every watcher locally.
+      c.async_check_watches(args.path, type, [zh, path = args.path, type, done](std::error_code ec) mutable {
+        if (!ec && zh->client) zh->client->remove_local_watches(path, type);
+        done(ec);
+      });
+    }
+  });
+  return rc;
 }
 
 void copy_string(const std::string& text, char* buffer, int size) noexcept {
@@ -203,8 +214,8 @@ void copy_string(const std::string& text, char* buffer, int size) noexcept {
 
 void copy_data(const zkwire::get_result& result, char* buffer, int* len) noexcept {
   if (len == nullptr) return;
-  if (result.null_data) {
-    *len = -1;
+  if (result.null_data || *len < 0) {
+    *len = -1;  // a buffer of negative size takes nothing and reports -1, as with the C client
     return;
   }
   const int room = buffer != nullptr ? std::max(*len, 0) : 0;

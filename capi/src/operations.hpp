@@ -34,15 +34,24 @@ void launch_children(zhandle_t* zh, std::string path, const watch_arg& watch, si
 void launch_get_acl(zhandle_t* zh, std::string path, sink<zkwire::acl_result> out);
 void launch_set_acl(zhandle_t* zh, std::string path, int version, std::vector<zkwire::acl> acl, sink<zkwire::stat> out);
 void launch_sync(zhandle_t* zh, std::string path, sink<none> out);
-// ZOK, or the C client's code for a watch removal it refuses.
-int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type);
-// Removes the watches of `type` on `path`: the server's and this handle's watchers, or with `local` this handle's
-// watchers only (ZNOWATCHER when there were none).
-void launch_remove_watches(zhandle_t* zh, std::string path, ZooWatcherType type, bool local, sink<none> out);
+// ZOK, or the C client's code for a watch removal it refuses before looking at the watches.
+int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type, bool local);
+// A watch removal as the C client does it (docs/libzookeeper.md#watches).
+struct remove_args {
+  std::string path;
+  ZooWatcherType type = ZWATCHTYPE_ANY;
+  std::optional<watcher_ref> watcher;  // zoo_remove_watches' watcher; none: every watcher of the path and type
+  bool local = false;                  // the handle's watchers only, no request
+  bool all = false;                    // zoo_remove_all_watches: removeWatches (else checkWatches)
+};
+// Starts the removal and returns ZOK, after which `out` gets the result; or returns the code the call itself
+// returns without a result: ZNOWATCHER when the watcher has no such watch (nothing sent), ZCLOSING.
+int launch_remove_watches(zhandle_t* zh, const remove_args& args, sink<none> out);
 
 // Copies `text` into a caller's buffer of `size` bytes, cut to fit and always terminated (nothing for size 0).
 void copy_string(const std::string& text, char* buffer, int size) noexcept;
-// Copies data into a zoo_get-style buffer: `*len` in: its size, out: the bytes stored, -1 for null data.
+// Copies data into a zoo_get-style buffer: `*len` in: its size, out: the bytes stored, -1 for null data (and for a
+// negative size, which takes nothing).
 void copy_data(const zkwire::get_result& result, char* buffer, int* len) noexcept;
 
 }  // namespace zkwire::capi

@@ -21,26 +21,24 @@ using sink = std::function<void(int rc, Result&& result)>;
 // A result-less operation's result.
 struct none {};
 
-// A watcher argument of a read: none, the handle's global watcher (watch != 0), or a *_w* call's own.
+// A watcher argument of a read: none, or the (function, context) to register. watch=1 takes the handle's watcher
+// and context as they are at the call, as the C client does (a later zoo_set_context does not change the context
+// that watch is called with); without a handle watcher it asks for no watch.
 struct watch_arg {
-  enum class kind { none, global, own } how = kind::none;
-  watcher_ref ref;
+  std::optional<watcher_ref> ref;
 
-  [[nodiscard]] bool wanted() const noexcept { return how != kind::none; }
-  static watch_arg from_flag(int watch) { return watch != 0 ? watch_arg{kind::global, {}} : watch_arg{}; }
+  [[nodiscard]] bool wanted() const noexcept { return ref.has_value(); }
+  static watch_arg from_flag(const zhandle_t* zh, int watch) {
+    if (watch == 0 || zh == nullptr) return {};
+    return own(zh->watcher.load(), zh->context.load());
+  }
   static watch_arg own(watcher_fn fn, void* context) {
-    return fn != nullptr ? watch_arg{kind::own, {fn, context}} : watch_arg{};
+    return fn != nullptr ? watch_arg{watcher_ref{fn, context}} : watch_arg{};
   }
 };
 
-// A watch callback registered for session events until it fires (handle.cpp). `key` forgets it when the read
-// that would have armed it failed.
-struct armed_watcher {
-  std::uint64_t key = 0;
-  zkwire::watch_callback callback;
-};
-armed_watcher arm_watcher(zhandle_t* zh, const watch_arg& watch);
-void forget_watcher(zhandle_t* zh, std::uint64_t key);
+// The client's callback for the watcher `ref` (handle.cpp): calls it on the completion thread.
+zkwire::watch_callback arm_watcher(zhandle_t* zh, const watcher_ref& ref);
 
 // Runs start(client, done) under the client lock; done(ec, result) (the client's completion) reaches `out` as a C
 // code. A handle whose client is already gone answers ZCLOSING.

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -118,15 +117,16 @@ void on_state(zhandle_t* zh, const zkwire::state_event& e) {
                   zh->negotiated_timeout.load());
     log_line(zh, ZOO_LOG_LEVEL_INFO, __func__, __LINE__, line);
   }  // the client logs the other changes itself
-  std::set<watcher_ref> others;
+  std::vector<zkwire::watcher_key> others;
   if (state == ZOO_CONNECTING_STATE || state == ZOO_CONNECTED_STATE || state == ZOO_READONLY_STATE) {
-    for (const auto& [key, ref] : zh->live_watchers) others.insert(ref);
+    others = zh->client->watcher_keys();  // in the order of their first registration (the C client: its tables')
   }
   deliver(zh, [zh, state, others = std::move(others)] {
     watcher_fn global = zh->watcher;
     void* context = zh->context;
     if (global != nullptr) global(zh, ZOO_SESSION_EVENT, state, "", context);
-    for (const auto& ref : others) {
+    for (const auto& key : others) {
+      const watcher_ref ref = watcher_ref::of(key);
       if (ref.fn == nullptr || (ref.fn == global && ref.context == context)) continue;
       ref.fn(zh, ZOO_SESSION_EVENT, state, "", ref.context);
     }
@@ -169,6 +169,13 @@ zhandle_t* init_handle(const char* host, watcher_fn fn, int recv_timeout, const 
     zh->client_id = *clientid;
   }
   options.start_requests_inline = true;  // under the client lock (handle.hpp)
+  // A call made without a connection ends no later than in the C client (docs/libzookeeper.md#result-codes-and-events):
+  // with the connection attempt under way, and no attempt lasts longer than the C client's, 2/3 of the session
+  // timeout (zkwire's own default, the session timeout shared among the hosts, is shorter from two hosts on).
+  options.wait_for_connection = zkwire::connection_wait::one_attempt;
+  if (parsed.hosts.size() == 1) {
+    options.host_connect_timeout = std::max(options.session_timeout * 2 / 3, std::chrono::milliseconds(1));
+  }
   options.tls = std::move(setup.tls);
   options.sasl = std::move(setup.sasl);
   zhandle_t* raw = zh.get();
@@ -288,7 +295,6 @@ ZOOAPI int zookeeper_close(zhandle_t* zh) {
   closed.get_future().wait();
   run_locked(zh, [zh] {
     zh->client.reset();
-    zh->live_watchers.clear();
     zh->io_work.reset();
   });
   zh->io_thread.join();

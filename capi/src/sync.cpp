@@ -26,6 +26,7 @@ int create(zhandle_t* zh, const char* path, const char* value, int valuelen, con
 }
 
 int get(zhandle_t* zh, const char* path, const watch_arg& watch, char* buffer, int* buffer_len, struct Stat* stat) {
+  if (buffer_len == nullptr) return ZBADARGUMENTS;  // checked first, as the C client does
   if (const int rc = check_handle(zh)) return rc;
   if (const int rc = check_path(path)) return rc;
   return wait_sync(zh, [&](const done_fn& done) {
@@ -40,6 +41,7 @@ int get(zhandle_t* zh, const char* path, const watch_arg& watch, char* buffer, i
 }
 
 int get_config(zhandle_t* zh, const watch_arg& watch, char* buffer, int* buffer_len, struct Stat* stat) {
+  if (buffer_len == nullptr) return ZBADARGUMENTS;
   if (const int rc = check_handle(zh)) return rc;
   return wait_sync(zh, [&](const done_fn& done) {
     launch_get_config(zh, watch, [&, done](int rc, zkwire::get_result&& r) {
@@ -111,7 +113,7 @@ ZOOAPI int zoo_delete(zhandle_t* zh, const char* path, int version) {
 }
 
 ZOOAPI int zoo_exists(zhandle_t* zh, const char* path, int watch, struct Stat* stat) {
-  return exists(zh, path, watch_arg::from_flag(watch), stat);
+  return exists(zh, path, watch_arg::from_flag(zh, watch), stat);
 }
 
 ZOOAPI int zoo_wexists(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx, struct Stat* stat) {
@@ -119,7 +121,7 @@ ZOOAPI int zoo_wexists(zhandle_t* zh, const char* path, watcher_fn watcher, void
 }
 
 ZOOAPI int zoo_get(zhandle_t* zh, const char* path, int watch, char* buffer, int* buffer_len, struct Stat* stat) {
-  return get(zh, path, watch_arg::from_flag(watch), buffer, buffer_len, stat);
+  return get(zh, path, watch_arg::from_flag(zh, watch), buffer, buffer_len, stat);
 }
 
 ZOOAPI int zoo_wget(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx, char* buffer,
@@ -128,7 +130,7 @@ ZOOAPI int zoo_wget(zhandle_t* zh, const char* path, watcher_fn watcher, void* w
 }
 
 ZOOAPI int zoo_getconfig(zhandle_t* zh, int watch, char* buffer, int* buffer_len, struct Stat* stat) {
-  return get_config(zh, watch_arg::from_flag(watch), buffer, buffer_len, stat);
+  return get_config(zh, watch_arg::from_flag(zh, watch), buffer, buffer_len, stat);
 }
 
 ZOOAPI int zoo_wgetconfig(zhandle_t* zh, watcher_fn watcher, void* watcherCtx, char* buffer, int* buffer_len,
@@ -138,6 +140,7 @@ ZOOAPI int zoo_wgetconfig(zhandle_t* zh, watcher_fn watcher, void* watcherCtx, c
 
 ZOOAPI int zoo_reconfig(zhandle_t* zh, const char* joining, const char* leaving, const char* members, int64_t version,
                         char* buffer, int* buffer_len, struct Stat* stat) {
+  if (buffer_len == nullptr) return ZBADARGUMENTS;
   if (const int rc = check_handle(zh)) return rc;
   return wait_sync(zh, [&](const done_fn& done) {
     launch_reconfig(zh, joining, leaving, members, version, [&, done](int rc, zkwire::get_result&& r) {
@@ -166,7 +169,7 @@ ZOOAPI int zoo_set2(zhandle_t* zh, const char* path, const char* buffer, int buf
 }
 
 ZOOAPI int zoo_get_children(zhandle_t* zh, const char* path, int watch, struct String_vector* strings) {
-  return children(zh, path, watch_arg::from_flag(watch), strings, nullptr);
+  return children(zh, path, watch_arg::from_flag(zh, watch), strings, nullptr);
 }
 
 ZOOAPI int zoo_wget_children(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx,
@@ -176,7 +179,7 @@ ZOOAPI int zoo_wget_children(zhandle_t* zh, const char* path, watcher_fn watcher
 
 ZOOAPI int zoo_get_children2(zhandle_t* zh, const char* path, int watch, struct String_vector* strings,
                              struct Stat* stat) {
-  return children(zh, path, watch_arg::from_flag(watch), strings, stat);
+  return children(zh, path, watch_arg::from_flag(zh, watch), strings, stat);
 }
 
 ZOOAPI int zoo_wget_children2(zhandle_t* zh, const char* path, watcher_fn watcher, void* watcherCtx,
@@ -206,16 +209,22 @@ ZOOAPI int zoo_set_acl(zhandle_t* zh, const char* path, int version, const struc
   });
 }
 
-ZOOAPI int zoo_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn /*watcher*/,
-                              void* /*watcherCtx*/, int local) {
-  if (const int rc = check_remove_watches(zh, path, wtype)) return rc;
+ZOOAPI int zoo_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, watcher_fn watcher,
+                              void* watcherCtx, int local) {
+  if (const int rc = check_remove_watches(zh, path, wtype, local != 0)) return rc;
+  remove_args args{path, wtype, std::nullopt, local != 0, false};
+  if (watcher != nullptr) args.watcher = watcher_ref{watcher, watcherCtx};
   return wait_sync(zh, [&](const done_fn& done) {
-    launch_remove_watches(zh, path, wtype, local != 0, [done](int rc, none&&) { done(rc); });
+    if (const int rc = launch_remove_watches(zh, args, [done](int code, none&&) { done(code); })) done(rc);
   });
 }
 
 ZOOAPI int zoo_remove_all_watches(zhandle_t* zh, const char* path, ZooWatcherType wtype, int local) {
-  return zoo_remove_watches(zh, path, wtype, nullptr, nullptr, local);
+  if (const int rc = check_remove_watches(zh, path, wtype, local != 0)) return rc;
+  const remove_args args{path, wtype, std::nullopt, local != 0, true};
+  return wait_sync(zh, [&](const done_fn& done) {
+    if (const int rc = launch_remove_watches(zh, args, [done](int code, none&&) { done(code); })) done(rc);
+  });
 }
 
 }  // extern "C"

@@ -23,11 +23,9 @@ proto::request_id start_request(client_impl& impl, proto::op_code op, proto::req
 }
 
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
-                                       std::unique_ptr<pending_op> op_state,
+                                       std::optional<watcher_key> key, std::unique_ptr<pending_op> op_state,
                                        std::optional<std::chrono::nanoseconds> timeout) {
-  // The engine removes the matching watchers and delivers their removal events before the completion.
-  return impl.start_request(proto::op_code::remove_watches, proto::remove_watches_request{std::move(path), type},
-                            std::nullopt, std::move(op_state), timeout);
+  return impl.start_remove_watches(std::move(path), type, key, std::move(op_state), timeout);
 }
 
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,
@@ -98,9 +96,13 @@ void set_hosts(client_impl& impl, std::vector<host_port> hosts) {
   impl.replace_hosts(std::move(hosts), "host list replaced", client_errc::ensemble_changed);
 }
 void switch_host(client_impl& impl, std::size_t index) { impl.switch_host(index); }
-bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type) {
-  return impl.remove_local_watches(path, type);
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type, std::optional<watcher_key> key) {
+  return impl.remove_local_watches(path, type, key);
 }
+bool watching(const client_impl& impl, std::string_view path, watcher_type type, watcher_key key) {
+  return impl.watching(path, type, key);
+}
+std::vector<watcher_key> watcher_keys(const client_impl& impl) { return impl.watcher_keys(); }
 std::optional<host_port> connected_host_of(const client_impl& impl) {
   const auto state = impl.engine().state();
   if (state != session_state::connected && state != session_state::connected_read_only) return std::nullopt;

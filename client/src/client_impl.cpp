@@ -29,6 +29,7 @@ proto::session_config make_config(const client_options& options, const connect_s
   config.max_frame_size = options.max_frame_size;
   config.resume_session_id = options.resume_session_id;
   config.resume_password = options.resume_session_password;
+  config.wait_for_connection = options.wait_for_connection;
   if (options.sasl) {
     if (options.sasl->user.empty()) throw std::invalid_argument("client_options::sasl: the user name is empty");
     config.sasl = proto::sasl_credentials{options.sasl->user, options.sasl->password, {}};
@@ -87,6 +88,12 @@ proto::request_id client_impl::start_request(proto::op_code op, proto::request_b
                                              std::optional<std::chrono::nanoseconds> timeout, bool server_path) {
   ensure_started();
   const proto::watcher_id watcher = watch ? watchers_.add(std::move(*watch)) : 0;
+  return submit(op, std::move(body), watcher, watcher, std::move(op_state), timeout, server_path);
+}
+
+proto::request_id client_impl::submit(proto::op_code op, proto::request_body body, proto::watcher_id watcher,
+                                      proto::watcher_id tracked, std::unique_ptr<pending_op> op_state,
+                                      std::optional<std::chrono::nanoseconds> timeout, bool server_path) {
   const proto::time_point at = now();
   // The per-call timeout wins; a non-positive one is already past (completes at once, unsent). Without either,
   // no deadline (docs/protocol.md#deadlines).
@@ -106,7 +113,7 @@ proto::request_id client_impl::start_request(proto::op_code op, proto::request_b
     recycle_acl_list(std::move(create_ttl->acl));
   }
   // NOLINTEND(bugprone-use-after-move)
-  ops_.add(id, std::move(op_state), watcher);
+  ops_.add(id, std::move(op_state), tracked);
   if (!write_inline()) schedule_pump();
   return id;
 }
@@ -281,6 +288,7 @@ void client_impl::pump() {
       deliver(std::move(*d));
     }
     if (life_ == lifecycle::shut_down) break;
+    watchers_.sweep([this](proto::watcher_id w) { return engine_.watcher_registered(w); });
     waiters_.resolve(engine_.state(), engine_.session_error());
     arm_timer();
   } while (pumping_ == pumping::again && life_ != lifecycle::shut_down);
@@ -299,8 +307,9 @@ void client_impl::deliver(proto::delivery&& d) {
 
 void client_impl::on_completion(proto::completion&& c) {
   auto [op, watcher] = ops_.take(c.id);
-  // The engine keeps nothing of a watcher its request did not register; neither does the client.
-  if (watcher != 0 && !c.watch_registered) watchers_.drop(watcher);
+  // The engine keeps nothing of a watcher its request did not register; neither does the client, once the
+  // deliveries queued behind this completion are out (watch_callbacks::sweep).
+  if (watcher != 0) watchers_.request_done(watcher);
   if (c.error == proto::client_error::frame_too_large) {
     // The error's message names the option; the sizes are known only here.
     log(log_level::warning, [&] {
@@ -386,11 +395,44 @@ void client_impl::on_read_write_server(std::size_t index) {
   pump();
 }
 
-bool client_impl::remove_local_watches(std::string_view path, watcher_type type) {
+bool client_impl::remove_local_watches(std::string_view path, watcher_type type, std::optional<watcher_key> key) {
   if (life_ == lifecycle::shut_down) return false;
-  const bool removed = engine_.remove_local_watches(path, type);
+  proto::watcher_id only = 0;
+  if (key) {
+    only = watchers_.find(*key);
+    if (only == 0) return false;
+  }
+  const bool removed = engine_.remove_local_watches(path, type, only);
   if (removed) schedule_pump();
   return removed;
+}
+
+bool client_impl::watching(std::string_view path, watcher_type type, watcher_key key) const {
+  const proto::watcher_id id = watchers_.find(key);
+  return id != 0 && engine_.watching(path, type, id);
+}
+
+std::vector<watcher_key> client_impl::watcher_keys() const {
+  return watchers_.keys([this](proto::watcher_id w) { return engine_.watcher_registered(w); });
+}
+
+proto::request_id client_impl::start_remove_watches(std::string path, watcher_type type, std::optional<watcher_key> key,
+                                                    std::unique_ptr<pending_op> op_state,
+                                                    std::optional<std::chrono::nanoseconds> timeout) {
+  if (!key) {
+    // The engine removes the matching watchers and delivers their removal events before the completion.
+    return start_request(proto::op_code::remove_watches, proto::remove_watches_request{std::move(path), type},
+                         std::nullopt, std::move(op_state), timeout);
+  }
+  const proto::watcher_id watcher = watchers_.find(*key);
+  if (watcher == 0) {
+    // No such watcher: nothing to ask the server (the engine's answer for a known watcher without that watch).
+    op_state->fail(proto::server_error::no_watcher, true);
+    return 0;
+  }
+  ensure_started();
+  return submit(proto::op_code::check_watches, proto::check_watches_request{std::move(path), type}, watcher, 0,
+                std::move(op_state), timeout, false);
 }
 
 void client_impl::switch_host(std::size_t index) {

@@ -50,8 +50,15 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   void replace_hosts(std::vector<host_port> hosts, const std::string& what, std::error_code reason);
   // Reconnect now to hosts[index], keeping the session (switch_host).
   void switch_host(std::size_t index);
-  // client::remove_local_watches: the engine removes them; their events go out with the next pump.
-  bool remove_local_watches(std::string_view path, watcher_type type);
+  // removeWatches, or with `key` checkWatches removing that watcher alone (start_remove_watches in core.hpp).
+  proto::request_id start_remove_watches(std::string path, watcher_type type, std::optional<watcher_key> key,
+                                         std::unique_ptr<pending_op> op_state,
+                                         std::optional<std::chrono::nanoseconds> timeout);
+  // client::remove_local_watches / remove_local_watcher: the engine removes them; their events go out with the
+  // next pump.
+  bool remove_local_watches(std::string_view path, watcher_type type, std::optional<watcher_key> key);
+  [[nodiscard]] bool watching(std::string_view path, watcher_type type, watcher_key key) const;
+  [[nodiscard]] std::vector<watcher_key> watcher_keys() const;
   // The client object is going away: fail everything, drop the connection.
   void shutdown() noexcept;
 
@@ -79,6 +86,11 @@ class client_impl final : public std::enable_shared_from_this<client_impl>, priv
   [[nodiscard]] proto::time_point now() const { return clock_->now(); }
 
   void ensure_started();
+  // Submits to the engine with `watcher` (0: none) and keeps the operation; `tracked` is the watcher whose request
+  // this is for watch_callbacks (0 for a removal that names a watcher without registering it).
+  proto::request_id submit(proto::op_code op, proto::request_body body, proto::watcher_id watcher,
+                           proto::watcher_id tracked, std::unique_ptr<pending_op> op_state,
+                           std::optional<std::chrono::nanoseconds> timeout, bool server_path);
   void schedule_pump();
   void pump();
   void deliver(proto::delivery&& d);

@@ -43,7 +43,7 @@ void client_impl::read_config() {
   watch_registration watch{[weak](const watch_event& event) {
                              if (auto self = weak.lock()) self->on_config_event(event);
                            },
-                           nullptr};
+                           nullptr, std::nullopt};
   start_request(proto::op_code::get_data, proto::get_data_request{std::string(client::config_path), true},
                 std::move(watch), std::move(op), std::nullopt, true);
 }

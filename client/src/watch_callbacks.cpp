@@ -6,9 +6,32 @@
 namespace zkwire::detail {
 
 proto::watcher_id watch_callbacks::add(watch_registration registration) {
+  if (registration.key) {
+    if (auto known = keys_.find(*registration.key); known != keys_.end()) {
+      ++entries_.at(known->second).in_flight;
+      return known->second;
+    }
+  }
   const proto::watcher_id id = next_++;
-  entries_.emplace(id, entry{std::move(registration.callback), std::move(registration.state)});
+  if (registration.key) keys_.emplace(*registration.key, id);
+  entries_.emplace(id, entry{std::move(registration.callback), std::move(registration.state), registration.key, 1});
   return id;
+}
+
+void watch_callbacks::erase(std::map<proto::watcher_id, entry>::iterator it) {
+  if (it->second.key) keys_.erase(*it->second.key);
+  entries_.erase(it);
+}
+
+void watch_callbacks::request_done(proto::watcher_id watcher) {
+  auto it = entries_.find(watcher);
+  if (it == entries_.end()) return;
+  if (it->second.in_flight > 0 && --it->second.in_flight == 0) idle_.push_back(watcher);
+}
+
+proto::watcher_id watch_callbacks::find(const watcher_key& key) const {
+  auto it = keys_.find(key);
+  return it != keys_.end() ? it->second : 0;
 }
 
 void watch_callbacks::notify(entry& e, const watch_event& event, bool post) {
@@ -27,9 +50,9 @@ void watch_callbacks::deliver(proto::watch_delivery&& d) {
   auto it = entries_.find(d.watcher);
   if (it == entries_.end()) return;
   const watch_event event{d.event.type, d.event.state, std::move(d.event.path), d.error};
-  if (d.final) {
+  if (d.final && it->second.in_flight == 0) {
     entry e = std::move(it->second);
-    entries_.erase(it);
+    erase(it);
     notify(e, event, false);
   } else {
     entry copy = it->second;  // the callback may remove the watcher or destroy the client
@@ -40,6 +63,8 @@ void watch_callbacks::deliver(proto::watch_delivery&& d) {
 void watch_callbacks::end_all(const asio::any_io_executor& executor, const watch_event& event) {
   auto all = std::move(entries_);
   entries_.clear();
+  keys_.clear();
+  idle_.clear();
   for (auto& [id, e] : all) {
     if (e.callback) {
       asio::post(executor, [callback = std::move(e.callback), event] { callback(event); });

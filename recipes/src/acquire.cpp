@@ -17,47 +17,6 @@
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes::detail {
-namespace {
-
-// Whom `ours` must wait for in a sorted listing: nothing (we hold), or the one contender to watch. Exclusive and
-// write: the contender right before us. Read: the closest earlier contender that is not a reader (our own
-// writer excepted: holding the write side, we may take the read side).
-struct position {
-  bool found = false;                  // our node is in the listing
-  std::size_t ahead = 0;               // contenders before ours, whatever their kind
-  std::size_t blocking = 0;            // contenders before ours that keep us from holding (the blocker among them)
-  bool last = false;                   // no contender after ours
-  std::optional<std::string> blocker;  // the child to watch
-};
-
-position find_position(const std::vector<node_name>& sorted, std::string_view ours, lock_kind kind,
-                       const std::string& own_writer) {
-  position p;
-  std::optional<std::string> previous;
-  std::optional<std::string> previous_non_reader;
-  std::size_t non_readers = 0;
-  for (auto it = sorted.begin(); it != sorted.end(); ++it) {
-    const node_name& n = *it;
-    if (!n.is_contender()) break;  // foreign siblings sort last and never block
-    if (n.name == ours) {
-      p.found = true;
-      p.last = std::next(it) == sorted.end() || !std::next(it)->is_contender();
-      const bool read = kind == lock_kind::read;
-      p.blocker = read ? previous_non_reader : previous;
-      p.blocking = read ? non_readers : p.ahead;
-      return p;
-    }
-    previous = n.name;
-    ++p.ahead;
-    if (n.kind != contender_kind::read && n.name != own_writer) {
-      previous_non_reader = n.name;
-      ++non_readers;
-    }
-  }
-  return p;
-}
-
-}  // namespace
 
 asio::awaitable<recovery> find_own_node(link_ptr link, std::string directory, std::string prefix) {
   for (;;) {
@@ -145,12 +104,18 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   [[nodiscard]] attempt* a() noexcept { return this; }
   [[nodiscard]] const attempt* a() const noexcept { return this; }
 
-  void new_guid() {
-    prefix_ = node_prefix(self_->name_format(), self_->kind(), make_guid(self_->name_format(), self_->guids()));
-  }
+  void new_guid() { prefix_ = self_->rule().node_prefix(self_->guids()); }
 
   // The client, or null once it is gone (closed or destroyed).
   [[nodiscard]] client* live_client() const { return self_->link()->get(); }
+
+  // Whether our node belongs to the session the client runs now. A grant is made only then: a node of an earlier
+  // session (still listed while its removal is in flight, or by a follower behind) is never held, whatever the
+  // listing says; that session ended, and the node goes with it.
+  [[nodiscard]] bool node_of_current_session() const {
+    const client* c = live_client();
+    return c != nullptr && node_ && c->session_id() == node_->session;
+  }
 
   // The acquire's limit on its requests (acquire_deadline.hpp).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> remaining() const {
@@ -183,6 +148,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         continue;  // re-check abandonment before using the node
       }
       if (!children && next_in_line_ && blocker_deleted_ && self_->may_grant_now()) {
+        if (!node_of_current_session()) co_return make_error_code(lock_errc::session_changed);
         // Our listing showed the blocker as the only contender that kept us from holding, and it is deleted. A node
         // created since has a larger sequence number than ours, so nothing can have queued ahead of us: we hold,
         // without listing again (with one waiter behind a holder, a handoff is then one delete and one
@@ -208,8 +174,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
       }
       // Only the position outlives this statement: a waiter suspended below must not keep the whole listing in its
       // coroutine frame (with N waiters that would be N listings of N names).
-      const auto pos =
-          find_position(sort_in_lock_order(*children), node_->name(), self_->kind(), self_->sibling_held_node());
+      const auto pos = self_->rule().locate(*children, node_->name(), self_->sibling_held_node());
       children.reset();
       if (!pos.found) {  // deleted by someone else, or our session ended: start over
         forget_node();
@@ -224,12 +189,14 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
           if (auto wait_ec = co_await std::move(connected)) co_return wait_ec;
           continue;
         }
-        const std::int64_t alone_zxid = pos.ahead == 0 && pos.last && listed_zxid > 0 ? listed_zxid : 0;
+        if (!node_of_current_session()) co_return make_error_code(lock_errc::session_changed);
+        const bool alone = self_->rule().sequence_order() && pos.ahead == 0 && pos.last;
+        const std::int64_t alone_zxid = alone && listed_zxid > 0 ? listed_zxid : 0;
         if (self_->grant(shared_attempt(), *node_, alone_zxid)) node_.reset();  // the lock owns it now
         co_return std::error_code{};
       }
       if (a()->limits.try_once) co_return make_error_code(lock_errc::timeout);
-      next_in_line_ = pos.blocking == 1;
+      next_in_line_ = self_->rule().sequence_order() && pos.blocking == 1;
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
       if (parked_) co_return std::error_code{};
     }

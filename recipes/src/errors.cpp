@@ -39,6 +39,8 @@ class recipes_category_impl final : public std::error_category {
         return "the semaphore has no leases (max_leases < 1): no acquire can succeed; make it with at least 1";
       case lock_errc::no_directories:
         return "a multi_lock needs at least one lock directory";
+      case lock_errc::relinquished:
+        return "the leadership was given up by this participant (relinquished, or it left the election)";
     }
     return "unknown zkwire.recipes error " + std::to_string(value);
   }

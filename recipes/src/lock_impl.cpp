@@ -38,11 +38,11 @@ std::shared_ptr<const std::string> shared_data(std::string data) {
 
 }  // namespace
 
-lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options)
+lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options, const queue_rule* rule)
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
       kind_(kind),
-      name_format_(options.name_format),
+      rule_(rule != nullptr ? rule : &lock_rule(options.name_format, kind)),
       reentrant_(options.reentrant),
       data_(shared_data(std::move(options.data))),
       acl_(shared_acl(std::move(options.acl))),
@@ -297,6 +297,7 @@ void lock_impl::abandon() noexcept {
     }
     listener_ = nullptr;
     revocation_ = nullptr;
+    enqueued_ = nullptr;
   } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the session's end cleans up
   }
 }

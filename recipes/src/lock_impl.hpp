@@ -8,6 +8,7 @@
 #include <asio/cancellation_signal.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "client_ops.hpp"
 #include "hold_monitor.hpp"
 #include "metrics_recorder.hpp"
+#include "queue_rule.hpp"
 #include "waiter_map.hpp"
 #include "wake_event.hpp"
 #include "zkwire/recipes/lock.hpp"
@@ -54,7 +56,9 @@ struct attempt {
 
 class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_monitor {
  public:
-  lock_impl(client& c, std::string directory, lock_kind kind, lock_options options);
+  // `rule`: how the node is named and ordered (queue_rule.hpp); the lock's own rule for its naming and kind when
+  // null. An election passes its own.
+  lock_impl(client& c, std::string directory, lock_kind kind, lock_options options, const queue_rule* rule = nullptr);
   ~lock_impl() override = default;
   lock_impl(const lock_impl&) = delete;
   lock_impl& operator=(const lock_impl&) = delete;
@@ -85,8 +89,16 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
     ++wakeups_;
     metrics_.wakeup();
   }
-  // The first listing after our node was created showed `ahead` contenders before it.
-  void count_enqueued(std::size_t ahead) { metrics_.enqueued(ahead); }
+  // A listing after our node was created showed `ahead` contenders before it (the first one of an acquire counts).
+  void count_enqueued(std::size_t ahead) {
+    metrics_.enqueued(ahead);
+    if (enqueued_) (*enqueued_)();
+  }
+  // Called at every listing of an acquire that found our node in the queue (an election completes its join there);
+  // {} removes it.
+  void set_enqueued_handler(std::function<void()> handler) {
+    enqueued_ = handler ? std::make_unique<std::function<void()>>(std::move(handler)) : nullptr;
+  }
   // Whether the next create goes without its listing: the last release may have left the directory in a state
   // known exactly, and the last time that was checked it was. A create that guessed wrong lists on its own, one
   // more round trip; where other clients write all the time, a guess that failed keeps the listing pipelined until
@@ -103,7 +115,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
   // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
-  [[nodiscard]] naming name_format() const noexcept { return name_format_; }
+  [[nodiscard]] const queue_rule& rule() const noexcept { return *rule_; }
   [[nodiscard]] const guid_source& guids() const noexcept { return guids_; }
   [[nodiscard]] const std::string& data() const noexcept { return *data_; }
   [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
@@ -134,7 +146,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   lock_kind kind_;
   // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL and the data are shared
   // between the lock objects that use the defaults.
-  naming name_format_;
+  const queue_rule* rule_;  // a singleton (queue_rule.hpp)
   bool reentrant_;
   bool own_watch_armed_ = false;  // here, not with the hold's state below: one word for the flags
   std::shared_ptr<const std::string> data_;
@@ -159,7 +171,8 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   waiter_map releases_;
   waiter_map lost_waiters_;
   asio::cancellation_signal lost_signal_;
-  std::unique_ptr<revocation_handler> revocation_;  // a pointer: most lock objects have none
+  std::unique_ptr<revocation_handler> revocation_;   // a pointer: most lock objects have none
+  std::unique_ptr<std::function<void()>> enqueued_;  // likewise
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;
   std::uint64_t grant_id_ = 0;

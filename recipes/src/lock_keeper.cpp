@@ -9,8 +9,10 @@
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/use_awaitable.hpp>
+#include <functional>
 #include <utility>
 
+#include "keeper_core.hpp"
 #include "lock_impl.hpp"
 
 namespace zkwire::recipes {
@@ -23,10 +25,7 @@ namespace zkwire::recipes::detail {
 
 class keeper_core : public std::enable_shared_from_this<keeper_core> {
  public:
-  keeper_core(client& c, std::string directory, lock_kind kind, lock_options options, keeper_options keep)
-      : lock_(make_lock_impl(c, std::move(directory), kind, std::move(options))),
-        keep_(keep),
-        wake_(lock_.get_executor()) {}
+  keeper_core(lock_ptr impl, keeper_options keep) : lock_(std::move(impl)), keep_(keep), wake_(lock_.get_executor()) {}
 
   // The lock reports to the keeper, which reports to the application.
   void attach() {
@@ -62,6 +61,16 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
     });
   }
 
+  // Queues again as after a loss, without one (the election's relinquish, or a participant whose queued node went
+  // with its session): the application already knows the lock is not held, and hears `lost -> held` once it is.
+  void rejoin() {
+    if (reacquiring_) return;
+    gave_up_ = false;
+    armed_ = true;
+    releasing_ = false;
+    start_reacquiring({});
+  }
+
   void stop() noexcept {
     armed_ = false;
     listener_ = nullptr;
@@ -79,6 +88,8 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
 
   lock lock_;
   lock_listener listener_;
+  // Told when the keeper gives up (keeper_core.hpp).
+  std::function<void(std::error_code)> on_give_up_;
   std::uint64_t reacquisitions_ = 0;
   std::error_code last_error_;
 
@@ -116,6 +127,10 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
     reacquiring_ = false;
     gave_up_ = true;
     last_error_ = ec;
+    if (on_give_up_) {
+      const auto handler = on_give_up_;  // it may replace itself
+      handler(ec);
+    }
   }
 
   // One failed attempt: false when the keeper gave up or was stopped, else true after the retry delay.
@@ -174,6 +189,13 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
       self->stop_.slot().clear();
       // Stopped meanwhile: the keeper's release took care of the lock, whatever this attempt got.
       if (!self->reacquiring_) co_return;
+      if (!ec && self->lock_.state() == lock_state::lost) {
+        // Lost again between the grant and this answer: the application never heard of that grant (its events are
+        // the keeper's while it re-acquires), so it is the keeper's to mend. The lock already deletes the node.
+        auto reset_again = self->lock_.async_release(tuple_awaitable);
+        co_await std::move(reset_again);
+        continue;
+      }
       if (!ec) {
         self->reacquiring_ = false;
         ++self->reacquisitions_;
@@ -200,9 +222,16 @@ class keeper_core : public std::enable_shared_from_this<keeper_core> {
 };
 
 keeper_ptr make_keeper(client& c, std::string directory, lock_kind kind, lock_options options, keeper_options keep) {
-  auto k = std::make_shared<keeper_core>(c, std::move(directory), kind, std::move(options), keep);
+  return make_keeper(make_lock_impl(c, std::move(directory), kind, std::move(options)), keep);
+}
+keeper_ptr make_keeper(lock_ptr lock, keeper_options keep) {
+  auto k = std::make_shared<keeper_core>(std::move(lock), keep);
   k->attach();
   return k;
+}
+void start_keeper_rejoin(const keeper_ptr& k) { k->rejoin(); }
+void set_keeper_give_up_handler(keeper_core& k, std::function<void(std::error_code)> handler) {
+  k.on_give_up_ = std::move(handler);
 }
 lock& lock_of(keeper_core& k) noexcept { return k.lock_; }
 const lock& lock_of(const keeper_core& k) noexcept { return k.lock_; }

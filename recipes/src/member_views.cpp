@@ -11,14 +11,13 @@
 #include <asio/use_awaitable.hpp>
 #include <memory>
 
+#include "client_ops.hpp"
 #include "wake_event.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire::recipes {
 namespace detail {
 namespace {
-
-constexpr auto tuple_awaitable = asio::experimental::as_tuple(asio::use_awaitable);
 
 // The members' sessions and their views, shared by the per-member tasks.
 struct survey {

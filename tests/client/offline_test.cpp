@@ -1,5 +1,7 @@
 // zkwire::client behaviour that needs no server: lifetimes, cancellation and immediate errors, with the
-// connection pointed at a loopback port nobody listens on.
+// connection pointed at a loopback port whose listener never accepts: each connection attempt waits for its
+// handshake until the connect timeout, so a request started meanwhile stays waiting for it
+// (docs/protocol.md#without-a-connection) while a test cancels it, closes or destroys the client.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,15 +27,16 @@
 namespace zkwire {
 namespace {
 
-std::string dead_address() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+// The kernel completes connections to it in the listener's backlog; nobody reads them. Kept for the whole program.
+std::string unanswered_address() {
+  static asio::io_context io;
+  static const asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return "127.0.0.1:" + std::to_string(acceptor.local_endpoint().port());
 }
 
 client_options offline_options() {
   client_options options;
-  options.connect_string = dead_address();
+  options.connect_string = unanswered_address();
   options.session_timeout = std::chrono::seconds(5);
   options.seed = 7;
   return options;

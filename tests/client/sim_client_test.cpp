@@ -246,6 +246,34 @@ TEST_F(sim_client_test, WatchCallbacksFollowTheEnginesRegistrations) {
   EXPECT_EQ(persistent_events[2].error, proto::client_error::closed);
 }
 
+// A keyed watcher whose last registration an event takes while another read of it completes without registering,
+// the reply and the event in one read: the completion comes first, and the watcher must live for the event.
+TEST_F(sim_client_test, AKeyedWatcherHearsTheEventQueuedBehindTheCompletionOfItsOtherRead) {
+  scripted_server script(clock);
+  memory_server& server = serve("10.0.0.1:2181", script);
+  client c(io.get_executor(), options("10.0.0.1:2181"));
+  const watcher_key key{1, 2};
+  std::vector<watch_event> events;
+  std::vector<std::error_code> results;
+  auto record = [&](const watch_event& e) { events.push_back(e); };
+  c.async_exists("/x", key, record,
+                 [&](std::error_code ec, const std::optional<zkwire::stat>&) { results.push_back(ec); });
+  virtual_clock::settle(io);
+  ASSERT_EQ(results.size(), 1U);
+  EXPECT_TRUE(c.watching("/x", watcher_type::data, key)) << "an exist watch on the missing node";
+  script.answer = false;
+  c.async_get("/missing", key, record, [&](std::error_code ec, const get_result&) { results.push_back(ec); });
+  virtual_clock::settle(io);
+  server.send(pt::error_reply(2, 20, proto::server_error::no_node) +
+              pt::notification_frame(event_type::node_created, "/x"));
+  virtual_clock::settle(io);
+  ASSERT_EQ(results.size(), 2U);
+  EXPECT_EQ(results[1], proto::server_error::no_node);
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].type, event_type::node_created);
+  EXPECT_EQ(c.watch_count(), 0U) << "then nothing of it is kept";
+}
+
 TEST_F(sim_client_test, ConnectTimeoutFiresInVirtualTime) {
   scripted_server script(clock);
   memory_server& server = serve("10.0.0.1:2181", script);

@@ -10,6 +10,13 @@ static void noop_void(int rc, const void* data) {
   (void)rc;
   (void)data;
 }
+static void config_watcher(zhandle_t* zh, int type, int state, const char* path, void* context) {
+  (void)zh;
+  (void)type;
+  (void)state;
+  (void)path;
+  (void)context;
+}
 static void noop_stat(int rc, const struct Stat* stat, const void* data) {
   (void)rc;
   (void)stat;
@@ -178,6 +185,60 @@ static void unusable_arguments_on_a_live_handle(void) {
   CT_CHECK_ISOLATED(no_completion, NULL, ZOK);
 }
 
+/* A difference docs/libzookeeper.md#differences lists: Debian's library answers `debian` (printed), any other
+ * library must answer `expected`. */
+static void check_difference(const char* file, int line, const char* call, int rc, int debian, int expected) {
+  const int is_debian = strcmp(ct_library(), "debian") == 0;
+  const int wanted = is_debian ? debian : expected;
+  if (rc != wanted) {
+    ct_fail(file, line, "%s: rc %d (%s), expected %d (%s)", call, rc, zerror(rc), wanted, zerror(wanted));
+  } else if (is_debian) {
+    printf("documented difference: %s is %d (%s) on Debian's library, %d (%s) on zkwire's\n", call, debian,
+           zerror(debian), expected, zerror(expected));
+  }
+}
+#define CHECK_DIFFERENCE(call, debian, expected) check_difference(__FILE__, __LINE__, #call, call, debian, expected)
+
+/* A chrooted handle: the path rules are the ones without a chroot ("" and relative paths are ZBADARGUMENTS; Debian's
+ * library prepends the chroot to them, so "" names the chroot and "rel" a sibling of it, outside the chroot), and
+ * zoo_getconfig reads the ensemble's configuration, not a node under the chroot. */
+static void chroot_paths(void) {
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return;
+  char root[128];
+  ct_root(root, sizeof root, "chroot");
+  ct_create(zh, root, "root");
+  char hosts[512];
+  snprintf(hosts, sizeof hosts, "%s%s", ct_hosts(), root);
+  struct ct_session chrooted_session;
+  zhandle_t* chrooted = ct_connect_to(hosts, &chrooted_session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (chrooted != NULL) {
+    char buffer[64];
+    int len = sizeof buffer;
+    struct Stat stat;
+    CT_CHECK_RC(zoo_get(chrooted, "/", 0, buffer, &len, &stat), ZOK);
+    CT_CHECK_INT(len, 4);
+    CHECK_DIFFERENCE(zoo_exists(chrooted, "", 0, &stat), ZOK, ZBADARGUMENTS);
+    CHECK_DIFFERENCE(zoo_create(chrooted, "rel", "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK, ZBADARGUMENTS);
+    len = sizeof buffer;
+    CHECK_DIFFERENCE(zoo_getconfig(chrooted, 0, buffer, &len, &stat), ZNONODE, ZOK);
+    len = sizeof buffer;
+    CHECK_DIFFERENCE(zoo_wgetconfig(chrooted, NULL, NULL, buffer, &len, &stat), ZNONODE, ZOK);
+    len = sizeof buffer;
+    /* With a watcher: refused, since after a reconnect the watch would be set again under the chroot. */
+    CHECK_DIFFERENCE(zoo_wgetconfig(chrooted, config_watcher, NULL, buffer, &len, &stat), ZNONODE, ZBADARGUMENTS);
+    CT_CHECK_RC(zookeeper_close(chrooted), ZOK);
+  }
+  char sibling[160];
+  snprintf(sibling, sizeof sibling, "%srel", root);
+  zoo_delete(zh, sibling, -1); /* what Debian's library created */
+  ct_delete_tree(zh, root);
+  CT_CHECK_RC(zookeeper_close(zh), ZOK);
+  ct_latch_destroy(&chrooted_session.events);
+  ct_latch_destroy(&session.events);
+}
+
 static void unusable_hosts(void) {
   errno = 0;
   CT_CHECK(zookeeper_init(NULL, NULL, CT_SESSION_TIMEOUT_MS, NULL, NULL, 0) == NULL);
@@ -232,6 +293,7 @@ int main(void) {
       {"odd_arguments", odd_arguments},
       {"unusable_arguments_on_a_live_handle", unusable_arguments_on_a_live_handle},
       {"error_strings", error_strings},
+      {"chroot_paths", chroot_paths},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -214,14 +214,22 @@ zhandle_t* ct_connect(struct ct_session* session, const clientid_t* clientid, in
   return ct_connect_to(ct_hosts(), session, clientid, timeout_ms);
 }
 
-zhandle_t* ct_connect_to(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms) {
+static zhandle_t* init_handle(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms,
+                              int flags) {
   memset(session, 0, sizeof *session);
   ct_latch_init(&session->events);
-  zhandle_t* zh = zookeeper_init(hosts, session_watcher, timeout_ms, clientid, session, 0);
-  if (zh == NULL) {
-    ct_fail(__FILE__, __LINE__, "zookeeper_init(%s) failed: %s", hosts, strerror(errno));
-    return NULL;
-  }
+  zhandle_t* zh = zookeeper_init(hosts, session_watcher, timeout_ms, clientid, session, flags);
+  if (zh == NULL) ct_fail(__FILE__, __LINE__, "zookeeper_init(%s) failed: %s", hosts, strerror(errno));
+  return zh;
+}
+
+zhandle_t* ct_init(const char* hosts, struct ct_session* session, int timeout_ms, int flags) {
+  return init_handle(hosts, session, NULL, timeout_ms, flags);
+}
+
+zhandle_t* ct_connect_to(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms) {
+  zhandle_t* zh = init_handle(hosts, session, clientid, timeout_ms, 0);
+  if (zh == NULL) return NULL;
   if (!ct_wait_state(session, ZOO_CONNECTED_STATE, CT_WAIT_MS)) {
     ct_fail(__FILE__, __LINE__, "not connected within %d ms (state %d)", CT_WAIT_MS, zoo_state(zh));
   }

@@ -103,6 +103,9 @@ struct ct_session {
 zhandle_t* ct_connect(struct ct_session* session, const clientid_t* clientid, int timeout_ms);
 /* The same with another connect string. */
 zhandle_t* ct_connect_to(const char* hosts, struct ct_session* session, const clientid_t* clientid, int timeout_ms);
+/* Opens a handle whose global watcher records into `session`, with zookeeper_init's `flags` (ZOO_READONLY), and
+ * returns at once, connected or not; NULL (with a recorded failure) if zookeeper_init fails. */
+zhandle_t* ct_init(const char* hosts, struct ct_session* session, int timeout_ms, int flags);
 /* Waits until `session` has seen a session event with `state`; 1 if it has. */
 int ct_wait_state(struct ct_session* session, int state, int timeout_ms);
 

@@ -102,6 +102,8 @@ static void caller_sized_buffer(void) {
   CT_CHECK_RC(zoo_aget(zh, missing, 0, on_data, &done), ZOK);
   CT_CHECK(ct_latch_wait(&done.latch, 4, CT_WAIT_MS));
   CT_CHECK_RC(done.rc, ZNONODE);
+  CT_CHECK(done.value_null); /* a failed read: no value, length 0 */
+  CT_CHECK_INT(done.value_len, 0);
   ct_latch_destroy(&done.latch);
 
   /* A value near the server's limit round-trips whole. */
@@ -120,9 +122,59 @@ static void caller_sized_buffer(void) {
   ct_latch_destroy(&session.events);
 }
 
+/* Data arguments as the C client takes them: NULL with length 0 is empty data (another client reads ""), a
+ * negative length is null data whatever the pointer; *buffer_len -1 on entry takes nothing and reports -1; a NULL
+ * buffer_len is ZBADARGUMENTS before anything is sent. */
+static void data_arguments(void) {
+  struct ct_session session;
+  zhandle_t* zh = ct_connect(&session, NULL, CT_SESSION_TIMEOUT_MS);
+  if (zh == NULL) return;
+  char root[128];
+  char node[160];
+  ct_root(root, sizeof root, "dataargs");
+  snprintf(node, sizeof node, "%s/n", root);
+  ct_create(zh, root, "");
+  char buffer[16];
+  struct Stat stat;
+  int len = sizeof buffer;
+  CT_CHECK_RC(zoo_create(zh, node, NULL, 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK);
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, 0);
+  CT_CHECK_RC(zoo_set(zh, node, "abc", -1, -1), ZOK);
+  len = sizeof buffer;
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, -1);
+  CT_CHECK_RC(zoo_set(zh, node, NULL, 0, -1), ZOK);
+  len = sizeof buffer;
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, 0);
+  CT_CHECK_RC(zoo_delete(zh, node, -1), ZOK);
+  CT_CHECK_RC(zoo_create(zh, node, "abc", -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK);
+  len = sizeof buffer;
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, -1);
+
+  CT_CHECK_RC(zoo_set(zh, node, "abc", 3, -1), ZOK);
+  len = -1;
+  memset(buffer, '#', sizeof buffer);
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, &len, &stat), ZOK);
+  CT_CHECK_INT(len, -1);
+  CT_CHECK_INT(buffer[0], '#');
+  CT_CHECK_INT(stat.dataLength, 3);
+
+  CT_CHECK_RC(zoo_get(zh, node, 0, buffer, NULL, &stat), ZBADARGUMENTS);
+  CT_CHECK_RC(zoo_wget(zh, node, NULL, NULL, buffer, NULL, &stat), ZBADARGUMENTS);
+  CT_CHECK_RC(zoo_getconfig(zh, 0, buffer, NULL, &stat), ZBADARGUMENTS);
+
+  ct_delete_tree(zh, root);
+  CT_CHECK_RC(zookeeper_close(zh), ZOK);
+  ct_latch_destroy(&session.events);
+}
+
 int main(void) {
   static const struct ct_case cases[] = {
       {"caller_sized_buffer", caller_sized_buffer},
+      {"data_arguments", data_arguments},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -32,6 +32,9 @@ static void committed_multi(void) {
   memset(results, 0x5a, sizeof results);
   CT_CHECK_RC(zoo_multi(zh, 5, ops, results), ZOK);
   for (int i = 0; i < 5; ++i) CT_CHECK_RC(results[i].err, ZOK);
+  CT_CHECK(results[0].value == created_a);
+  CT_CHECK_INT(results[0].valuelen, (int)sizeof created_a);
+  CT_CHECK(results[3].stat == &set_stat);
   CT_CHECK_STR(created_a, a);
   CT_CHECK(strncmp(created_seq, seq, strlen(seq)) == 0 && strlen(created_seq) == strlen(seq) + 10);
   CT_CHECK_INT(set_stat.version, 1);
@@ -40,13 +43,19 @@ static void committed_multi(void) {
   CT_CHECK_RC(zoo_exists(zh, a, 0, &stat), ZNONODE);
   CT_CHECK_RC(zoo_exists(zh, created_seq, 0, &stat), ZOK);
 
-  /* A set op with a NULL buffer (length -1) stores null data: a get then reports length -1, not 0. */
+  /* A set op with a NULL buffer (length -1) stores null data: a get then reports length -1, not 0; with length 0,
+   * empty data. */
   zoo_set_op_init(&ops[0], b, NULL, -1, -1, NULL);
   CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZOK);
   char got[16];
   int got_len = (int)sizeof got;
   CT_CHECK_RC(zoo_get(zh, b, 0, got, &got_len, &stat), ZOK);
   CT_CHECK_INT(got_len, -1);
+  zoo_set_op_init(&ops[0], b, NULL, 0, -1, NULL);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZOK);
+  got_len = (int)sizeof got;
+  CT_CHECK_RC(zoo_get(zh, b, 0, got, &got_len, &stat), ZOK);
+  CT_CHECK_INT(got_len, 0);
 
   ct_delete_tree(zh, root);
   CT_CHECK_RC(zookeeper_close(zh), ZOK);
@@ -67,16 +76,26 @@ static void failing_multi(void) {
   snprintf(c, sizeof c, "%s/c", root);
   ct_create(zh, root, "");
 
-  zoo_op_t ops[3];
-  char path[200];
+  zoo_op_t ops[4];
+  char path[200] = "untouched";
+  struct Stat set_stat;
+  memset(&set_stat, 0x5a, sizeof set_stat);
   zoo_create_op_init(&ops[0], a, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, path, sizeof path);
-  zoo_check_op_init(&ops[1], root, 7);
-  zoo_create_op_init(&ops[2], c, "y", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  zoo_op_result_t results[3];
-  CT_CHECK_RC(zoo_multi(zh, 3, ops, results), ZBADVERSION);
+  zoo_set_op_init(&ops[1], root, "s", 1, -1, &set_stat);
+  zoo_check_op_init(&ops[2], root, 7);
+  zoo_create_op_init(&ops[3], c, "y", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zoo_op_result_t results[4];
+  CT_CHECK_RC(zoo_multi(zh, 4, ops, results), ZBADVERSION);
   CT_CHECK_RC(results[0].err, ZOK);
-  CT_CHECK_RC(results[1].err, ZBADVERSION);
-  CT_CHECK_RC(results[2].err, ZRUNTIMEINCONSISTENCY);
+  CT_CHECK_RC(results[1].err, ZOK);
+  CT_CHECK_RC(results[2].err, ZBADVERSION);
+  CT_CHECK_RC(results[3].err, ZRUNTIMEINCONSISTENCY);
+  /* The ops before the failing one were rolled back: their outputs are left alone, value and stat NULL. */
+  CT_CHECK_STR(path, "untouched");
+  CT_CHECK(results[0].value == NULL);
+  CT_CHECK_INT(results[0].valuelen, (int)sizeof path);
+  CT_CHECK(results[1].stat == NULL);
+  CT_CHECK_INT(set_stat.version, 0x5a5a5a5a);
   struct Stat stat;
   CT_CHECK_RC(zoo_exists(zh, a, 0, &stat), ZNONODE);
   CT_CHECK_RC(zoo_exists(zh, c, 0, &stat), ZNONODE);
@@ -93,6 +112,21 @@ static void failing_multi(void) {
 
   /* An empty multi succeeds. */
   CT_CHECK_RC(zoo_multi(zh, 0, ops, results), ZOK);
+
+  /* An op whose path is not a valid absolute path: ZMARSHALLINGERROR (the C client fails to serialize it), nothing
+   * sent; an unknown create mode: ZBADARGUMENTS. */
+  zoo_create_op_init(&ops[0], "relative", "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZMARSHALLINGERROR);
+  zoo_create_op_init(&ops[0], a, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zoo_delete_op_init(&ops[1], "/a//b", -1);
+  CT_CHECK_RC(zoo_multi(zh, 2, ops, results), ZMARSHALLINGERROR);
+  zoo_set_op_init(&ops[0], "", "x", 1, -1, NULL);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZMARSHALLINGERROR);
+  zoo_check_op_init(&ops[0], NULL, -1);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZMARSHALLINGERROR);
+  zoo_create_op_init(&ops[0], a, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 7, NULL, 0);
+  CT_CHECK_RC(zoo_multi(zh, 1, ops, results), ZBADARGUMENTS);
+  CT_CHECK_RC(zoo_exists(zh, a, 0, &stat), ZNONODE);
 
   ct_delete_tree(zh, root);
   CT_CHECK_RC(zookeeper_close(zh), ZOK);

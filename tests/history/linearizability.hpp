@@ -125,7 +125,7 @@ linearizability_result check_linearizable(const std::vector<const Op*>& ops, con
   std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, detail::pair_hash> seen;
 
   std::size_t definite_left = 0;
-  for (const Op* op : ops) definite_left += model.must_linearize(*op) ? 1 : 0;
+  for (const Op* op : ops) definite_left += model.must_linearize(*op) ? std::size_t{1} : std::size_t{0};
 
   struct frame {
     std::size_t call;

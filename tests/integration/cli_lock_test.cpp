@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "support/child_process.hpp"
+#include "support/cli_process_test.hpp"
 #include "support/eventually.hpp"
 #include "support/temp_dir.hpp"
 #include "support/zk_test.hpp"
@@ -38,58 +39,15 @@ using test::outcome;
 using test::read_file;
 using ::testing::HasSubstr;
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// The critical section of every contender: $1 is the oracle's directory (see the file comment).
-constexpr const char* critical_section = R"(d=$1
-mkdir "$d/inside" 2>/dev/null || echo "overlap: $ZKWIRE_LOCK_NODE" >> "$d/violations"
-n=$(cat "$d/counter")
-sleep 0.03
-echo $((n + 1)) > "$d/counter.$$"
-mv "$d/counter.$$" "$d/counter"
-echo "$ZKWIRE_FENCING_TOKEN zkwire" >> "$d/tokens"
-rmdir "$d/inside"
-)";
-
-class cli_lock_test : public test::standalone_test {
+class cli_lock_test : public test::cli_process_test {
  protected:
-  void SetUp() override {
-    standalone_test::SetUp();
-    files_ = std::make_unique<test::temp_dir>("zkwire-cli-lock-");
-  }
-  void TearDown() override { files_.reset(); }
-
-  [[nodiscard]] std::filesystem::path file(const std::string& name) const { return files_->path() / name; }
-
-  static std::vector<std::string> cli(std::initializer_list<std::string> args) {
-    std::vector<std::string> argv = {ZKWIRE_CLI_PATH, "-s", connect_string(), "--connect-timeout", "20000"};
-    argv.insert(argv.end(), args);
-    return argv;
-  }
-  // Starts a process with output in fresh files (call from the main test thread or a thread that outlives it:
-  // see child_process::spawn).
-  std::unique_ptr<child_process> start(const std::vector<std::string>& argv) {
-    const auto n = std::to_string(next_.fetch_add(1));
-    return std::make_unique<child_process>(
-        child_process::spawn(argv, test::child_stdio{file("out." + n), file("err." + n), {}}));
-  }
-  outcome run(const std::vector<std::string>& argv, std::chrono::milliseconds limit = 60s) {
-    return start(argv)->finish(limit);
-  }
-  outcome zk(std::initializer_list<std::string> args) { return run(cli(args)); }
-
   // `zkwire locks` output lines, once there are `count` of them (within 30 s).
   std::vector<std::string> wait_for_contenders(const std::string& dir, std::size_t count) {
     std::vector<std::string> lines;
     EXPECT_TRUE(test::eventually(
         [&] {
           const auto r = zk({"locks", dir});
-          lines = lines_of(r.out);
+          lines = test::lines_of(r.out);
           return r.status == 0 && lines.size() == count;
         },
         30s, std::to_string(count) + " contenders in " + dir,
@@ -97,47 +55,17 @@ class cli_lock_test : public test::standalone_test {
     return lines;
   }
 
-  // Waits until `path` exists (a command's "I am inside" marker), within 30 s.
-  static ::testing::AssertionResult wait_for_file(const std::filesystem::path& path) {
-    return test::eventually([&] { return std::filesystem::exists(path); }, 30s, path.string() + " to exist");
-  }
-
-  // A fresh oracle directory: counter 0, no violations, no tokens.
-  std::filesystem::path make_oracle(const std::string& name) {
-    const auto dir = file(name);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "counter") << "0\n";
-    std::ofstream(dir / "tokens");
-    return dir;
-  }
   // `rounds` sequential `zkwire lock` runs of the critical section, on a thread of its own.
   std::thread zkwire_worker(const std::string& lock_dir, const std::filesystem::path& oracle, int rounds,
                             const std::string& naming = "curator") {
     return std::thread([this, lock_dir, oracle, rounds, naming] {
       for (int i = 0; i < rounds; ++i) {
-        const auto r =
-            run(cli({"lock", "--naming", naming, lock_dir, "--", "sh", "-c", critical_section, "cs", oracle.string()}));
+        const auto r = run(cli(
+            {"lock", "--naming", naming, lock_dir, "--", "sh", "-c", test::critical_section, "cs", oracle.string()}));
         EXPECT_EQ(r.status, 0) << r.err;
       }
     });
   }
-  // Checks the oracle after `expected` critical sections: no lost update, no overlap, tokens growing.
-  static void check_oracle(const std::filesystem::path& oracle, int expected) {
-    EXPECT_EQ(read_file(oracle / "counter"), std::to_string(expected) + "\n") << "lost updates";
-    EXPECT_FALSE(std::filesystem::exists(oracle / "violations")) << read_file(oracle / "violations");
-    const auto tokens = lines_of(read_file(oracle / "tokens"));
-    EXPECT_EQ(tokens.size(), static_cast<std::size_t>(expected));
-    std::int64_t previous = 0;
-    for (const auto& line : tokens) {
-      const std::int64_t token = std::stoll(line);
-      EXPECT_GT(token, previous) << "fencing tokens out of order at: " << line;
-      previous = token;
-    }
-  }
-
- private:
-  std::unique_ptr<test::temp_dir> files_;
-  std::atomic<int> next_{0};
 };
 
 TEST_F(cli_lock_test, HelpAndUsageErrors) {
@@ -305,7 +233,7 @@ TEST_F(cli_lock_test, LocksListsContendersInLockOrder) {
 
   const auto r = zk({"locks", dir});
   EXPECT_EQ(r.status, 0) << r.err;
-  const auto lines = lines_of(r.out);
+  const auto lines = test::lines_of(r.out);
   ASSERT_EQ(lines.size(), 4U) << r.out;
   const std::string session = R"("session":"0x[0-9a-f]+","ctime":[0-9]+,)";
   EXPECT_TRUE(std::regex_match(
@@ -400,7 +328,7 @@ TEST_F(cli_lock_test, MultiPathLockHoldsEveryPathAndGivesUpAsAWhole) {
                  R"(printf '%s\n%s\n' "$ZKWIRE_LOCK_NODE" "$ZKWIRE_FENCING_TOKEN" > "$1"; touch "$0"; exec sleep 30)",
                  inside.string(), env.string()}));
   ASSERT_TRUE(wait_for_file(inside));
-  const auto lines = lines_of(read_file(env));
+  const auto lines = test::lines_of(read_file(env));
   ASSERT_EQ(lines.size(), 4U) << read_file(env);
   EXPECT_TRUE(std::regex_match(lines[0], std::regex(a + "/_c_[0-9a-f-]{36}-lock-0000000000"))) << lines[0];
   EXPECT_TRUE(std::regex_match(lines[1], std::regex(b + "/_c_[0-9a-f-]{36}-lock-0000000000"))) << lines[1];

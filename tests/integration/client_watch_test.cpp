@@ -96,6 +96,59 @@ TEST_F(client_watch_test, EveryRegistrationFiresOnceEvenOnOnePath) {
   EXPECT_EQ(children, 1);
 }
 
+TEST_F(client_watch_test, AKeyedWatcherIsOneWatcherAndRemovingItLeavesTheOthers) {
+  client c = make_client();
+  std::vector<std::string> calls;
+  const watcher_key one{1, 1};
+  const watcher_key two{2, 0};
+  auto record = [&](const char* name) {
+    return [&calls, name](const watch_event& e) {
+      calls.push_back(std::string(name) + " " + std::to_string(static_cast<int>(e.type)));
+    };
+  };
+  run([&]() -> asio::awaitable<void> {
+    co_await c.async_create(root(), "", use_awaitable);
+    // Three reads of `one` (data and child tables) make one watcher: one call per event; its first callback stays.
+    co_await c.async_get(root(), one, record("one"), use_awaitable);
+    co_await c.async_exists(root(), one, record("one again"), use_awaitable);
+    co_await c.async_get_children(root(), one, record("one again"), use_awaitable);
+    co_await c.async_exists(root(), two, record("two"), use_awaitable);
+    EXPECT_EQ(c.watcher_keys(), (std::vector<watcher_key>{one, two}));
+    EXPECT_TRUE(c.watching(root(), watcher_type::children, one));
+    EXPECT_FALSE(c.watching(root(), watcher_type::children, two));
+    co_await c.async_remove(root(), any_version, use_awaitable);
+    co_await settle(c);
+    EXPECT_EQ(calls, (std::vector<std::string>{"one 2", "two 2"}));
+    EXPECT_TRUE(c.watcher_keys().empty());
+
+    // Removing `two` (checkWatches) leaves `one` its watch on the same path, which the server still holds.
+    calls.clear();
+    co_await c.async_create(root(), "", use_awaitable);
+    co_await c.async_exists(root(), one, record("one"), use_awaitable);
+    co_await c.async_exists(root(), two, record("two"), use_awaitable);
+    co_await c.async_remove_watcher(root(), watcher_type::data, two, use_awaitable);
+    EXPECT_EQ(calls, std::vector<std::string>{"two 5"}) << "its removal event, before the completion";
+    auto [missing] = co_await c.async_remove_watcher(root(), watcher_type::data, two, tuple_awaitable);
+    EXPECT_EQ(missing, make_error_code(server_error::no_watcher)) << "nothing of `two` left there";
+    auto [unknown] = co_await c.async_remove_watcher(root(), watcher_type::data, watcher_key{3, 3}, tuple_awaitable);
+    EXPECT_EQ(unknown, make_error_code(server_error::no_watcher));
+    co_await c.async_set(root(), "x", any_version, use_awaitable);
+    co_await settle(c);
+    EXPECT_EQ(calls, (std::vector<std::string>{"two 5", "one 3"}));
+
+    // Locally: the same, without a request.
+    calls.clear();
+    co_await c.async_get_children(root(), one, record("one"), use_awaitable);
+    co_await c.async_get_children(root(), two, record("two"), use_awaitable);
+    EXPECT_FALSE(c.remove_local_watcher(root(), watcher_type::data, two));
+    EXPECT_TRUE(c.remove_local_watcher(root(), watcher_type::children, two));
+    co_await c.async_create(root() + "/child", "", use_awaitable);
+    co_await settle(c);
+    EXPECT_EQ(calls, (std::vector<std::string>{"two 6", "one 4"}));
+    EXPECT_EQ(c.watch_count(), 0U) << "every watcher fired or was removed: nothing kept";
+  }());
+}
+
 TEST_F(client_watch_test, ExistsWatchOnMissingNodeSeesItsCreation) {
   client c = make_client();
   client other = make_client();

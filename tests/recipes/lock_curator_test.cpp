@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "curator_support.hpp"
 #include "lock_test_support.hpp"
 #include "support/child_process.hpp"
 #include "support/requirements.hpp"
@@ -34,40 +35,20 @@ using test::run_co;
 using test::tuple_awaitable;
 using namespace std::chrono_literals;
 
-const char* const curator_classpath =
-    "/usr/share/java/curator-recipes.jar:/usr/share/java/curator-framework.jar:/usr/share/java/curator-client.jar:"
-    "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar";
-
 class lock_curator_test : public test::standalone_test {
  protected:
-  // Compiles the worker once per test program run; empty when Java or Curator is missing.
-  static const std::filesystem::path& worker_classes() {
-    static test::temp_dir classes("zkwire-curator-");
-    static const std::filesystem::path compiled = [] {
-      const std::string javac = test::find_on_path("javac");  // the bare name when it is not on PATH
-      if (javac.find('/') == std::string::npos || !std::filesystem::exists("/usr/share/java/curator-recipes.jar")) {
-        return std::filesystem::path();
-      }
-      const auto out = test::run_process({javac, "-d", classes.path().string(), "-cp", curator_classpath,
-                                          ZKWIRE_CURATOR_WORKER_SOURCE, ZKWIRE_CURATOR_SEMAPHORE_WORKER_SOURCE},
-                                         {}, 180s);
-      EXPECT_EQ(out.status, 0) << out.err;
-      return out.status == 0 ? classes.path() : std::filesystem::path();
-    }();
-    return compiled;
-  }
-
   void SetUp() override {
     standalone_test::SetUp();
-    ZKWIRE_REQUIRE(!worker_classes().empty(), "javac or Debian's libcurator-*-java (scripts/setup installs them)");
+    ZKWIRE_REQUIRE(!test::curator_worker_classes().empty(),
+                   "javac or Debian's libcurator-*-java (scripts/setup installs them)");
   }
 
   // A Curator worker class with `args` after the connect string, its stdout and stderr in files of the test's
   // scratch directory named after `run` (read by finish()).
   [[nodiscard]] std::unique_ptr<test::child_process> start_java(const std::string& worker, const std::string& run,
                                                                 const std::vector<std::string>& args) {
-    const std::string cp = worker_classes().string() + ":" + curator_classpath;
-    std::vector<std::string> argv{test::find_on_path("java"), "-Xmx128m", "-cp", cp, worker, connect_string()};
+    std::vector<std::string> argv = test::curator_worker_command(worker);
+    argv.push_back(connect_string());
     argv.insert(argv.end(), args.begin(), args.end());
     return std::make_unique<test::child_process>(test::child_process::spawn(
         argv, test::child_stdio{scratch_.path() / (run + ".out"), scratch_.path() / (run + ".err"), {}}));

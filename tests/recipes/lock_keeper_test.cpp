@@ -44,28 +44,9 @@ struct hold_oracle {
   }
 };
 
-class lock_keeper_test : public test::standalone_test {
+class lock_keeper_test : public test::proxied_directory_test {
  protected:
-  void SetUp() override {
-    standalone_test::SetUp();
-    proxy_ = test::start_proxy(io_, cluster().client_port(0));
-    ASSERT_TRUE(proxy_);
-    admin_ = test::new_client(io_, connect_string());
-    dir_ = root() + "/lock";
-    run_co(io_, [&]() -> asio::awaitable<void> {
-      co_await admin_->async_create(root(), "", use_awaitable);
-      co_await admin_->async_create(dir_, "", use_awaitable);
-    }());
-  }
-  void TearDown() override {
-    admin_.reset();
-    proxy_.reset();
-  }
-
-  asio::io_context io_;
-  std::unique_ptr<faults::proxy> proxy_;
-  std::unique_ptr<client> admin_;
-  std::string dir_;
+  lock_keeper_test() : proxied_directory_test("lock") {}
 };
 
 TEST_F(lock_keeper_test, ReacquiresAfterSessionExpiryBehindTheContenderQueuedAhead) {

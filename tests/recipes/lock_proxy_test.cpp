@@ -31,20 +31,14 @@ using namespace std::chrono_literals;
 
 // A proxy in front of the server, a connected client through it, an admin client straight to the server, and
 // the lock directory root()/lock.
-class lock_proxy_test : public test::standalone_test {
+class lock_proxy_test : public test::proxied_directory_test {
  protected:
+  lock_proxy_test() : proxied_directory_test("lock") {}
   void SetUp() override {
-    standalone_test::SetUp();
-    proxy_ = test::start_proxy(io_, cluster().client_port(0));
-    ASSERT_TRUE(proxy_);
-    admin_ = test::new_client(io_, connect_string());
+    proxied_directory_test::SetUp();
+    if (HasFatalFailure()) return;
     client_ = test::new_client(io_, proxy_->address());
-    dir_ = root() + "/lock";
-    run_co(io_, [&]() -> asio::awaitable<void> {
-      co_await admin_->async_create(root(), "", use_awaitable);
-      co_await admin_->async_create(dir_, "", use_awaitable);
-      co_await client_->async_connect(use_awaitable);
-    }());
+    run_co(io_, [&]() -> asio::awaitable<void> { co_await client_->async_connect(use_awaitable); }());
   }
   // Counts the listings of the lock directory that pass the proxy (those of client_'s locks).
   [[nodiscard]] std::function<std::uint64_t()> listing_counter() {
@@ -54,15 +48,10 @@ class lock_proxy_test : public test::standalone_test {
   }
   void TearDown() override {
     client_.reset();
-    admin_.reset();
-    proxy_.reset();
+    proxied_directory_test::TearDown();
   }
 
-  asio::io_context io_;
-  std::unique_ptr<faults::proxy> proxy_;
-  std::unique_ptr<client> admin_;
   std::unique_ptr<client> client_;
-  std::string dir_;
 };
 
 TEST_F(lock_proxy_test, LostCreateRepliesAreRecoveredWithExactlyOneNode) {

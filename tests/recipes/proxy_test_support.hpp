@@ -4,10 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <system_error>
+#include <utility>
 
+#include "lock_test_support.hpp"
+#include "support/zk_test.hpp"
 #include "zkwire/faults/proxy.hpp"
 
 namespace zkwire::test {
@@ -24,5 +29,36 @@ inline std::unique_ptr<faults::proxy> start_proxy(asio::io_context& io, std::uin
   }
   return proxy;
 }
+
+// A proxy in front of the suite's standalone server, an admin client straight to the server, and the directory
+// root()/<name> (created, empty) for the test's recipe objects.
+class proxied_directory_test : public standalone_test {
+ protected:
+  explicit proxied_directory_test(std::string name) : name_(std::move(name)) {}
+
+  void SetUp() override {
+    standalone_test::SetUp();
+    proxy_ = start_proxy(io_, cluster().client_port(0));
+    ASSERT_TRUE(proxy_);
+    admin_ = new_client(io_, connect_string());
+    dir_ = root() + "/" + name_;
+    run_co(io_, [&]() -> asio::awaitable<void> {
+      co_await admin_->async_create(root(), "", asio::use_awaitable);
+      co_await admin_->async_create(dir_, "", asio::use_awaitable);
+    }());
+  }
+  void TearDown() override {
+    admin_.reset();
+    proxy_.reset();
+  }
+
+  asio::io_context io_;
+  std::unique_ptr<faults::proxy> proxy_;
+  std::unique_ptr<client> admin_;
+  std::string dir_;
+
+ private:
+  std::string name_;
+};
 
 }  // namespace zkwire::test

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "election_workload.hpp"
 #include "fault_schedule.hpp"
 #include "lock_workload.hpp"
 #include "recipe_workload.hpp"
@@ -259,7 +260,7 @@ TEST(lock_simulation, OneWakeupPerRelease) {
 }
 
 // The seed table of docs/simulation.md ("Pinned seeds": | seed | schedules | what it found |) lists exactly the
-// seeds the PinnedSeeds tests replay, lock and recipe schedules alike.
+// seeds the PinnedSeeds tests replay, lock, recipe and election schedules alike.
 TEST(lock_simulation, PinnedSeedsAreDocumented) {
   std::ifstream doc(ZKWIRE_SIMULATION_DOC);
   ASSERT_TRUE(doc) << "cannot read " << ZKWIRE_SIMULATION_DOC;
@@ -277,6 +278,7 @@ TEST(lock_simulation, PinnedSeedsAreDocumented) {
   std::set<std::pair<std::string, std::uint64_t>> replayed;
   for (const auto seed : pinned_seeds) replayed.emplace("lock", seed);
   for (const auto seed : recipe_pinned_seeds) replayed.emplace("recipe", seed);
+  for (const auto seed : election_pinned_seeds) replayed.emplace("election", seed);
   EXPECT_EQ(documented, replayed) << "docs/simulation.md's pinned seed table and the PinnedSeeds tests disagree";
 }
 

@@ -105,10 +105,10 @@ std::span<const command* const> commands() {
   // The data commands, then those of the other layers, which describe themselves in their own cmd_<name>.cpp.
   static const std::vector<const command*> table = [] {
     std::vector<const command*> all;
-    all.reserve(data_commands.size() + 5);
+    all.reserve(data_commands.size() + 8);
     for (const auto& c : data_commands) all.push_back(&c);
-    for (const auto* c :
-         {&lock_command, &locks_command, &revoke_command, &semaphore_command, &proxy_command, &bench_command}) {
+    for (const auto* c : {&lock_command, &locks_command, &revoke_command, &semaphore_command, &elect_command,
+                          &leader_command, &proxy_command, &bench_command}) {
       all.push_back(c);
     }
     return all;

@@ -44,12 +44,15 @@ int run_exists(const command_context& context);
 int run_sync(const command_context& context);
 int run_watch(const command_context& context);
 
-// Commands that describe themselves in their own file (recipes: cmd_lock/cmd_locks/cmd_revoke.cpp; faults:
+// Commands that describe themselves in their own file (recipes: cmd_lock/cmd_locks/cmd_revoke.cpp, cmd_elect.cpp,
+// cmd_leader.cpp; faults:
 // cmd_proxy.cpp; benchmarks: cmd_bench.cpp).
 extern const command lock_command;
 extern const command locks_command;
 // `locks --watch` (locks_watch.cpp): runs until SIGINT/SIGTERM.
 int watch_locks(const global_options& global, const std::string& directory, bool as_json);
+extern const command elect_command;
+extern const command leader_command;
 extern const command revoke_command;
 extern const command semaphore_command;
 extern const command proxy_command;

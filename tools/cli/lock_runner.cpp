@@ -135,11 +135,11 @@ class lock_run {
     if (ec == lock_errc::timeout) {
       const auto timeout = request_.timeout.value_or(std::chrono::milliseconds(0));
       if (timeout.count() == 0) {
-        std::fprintf(stderr, "zkwire: %s: %s: held by another contender (--timeout 0)\n", request_.name.c_str(),
-                     request_.path.c_str());
+        std::fprintf(stderr, "zkwire: %s: %s: %s (--timeout 0)\n", request_.name.c_str(), request_.path.c_str(),
+                     request_.busy.c_str());
       } else {
-        std::fprintf(stderr, "zkwire: %s: %s: not acquired within %s\n", request_.name.c_str(), request_.path.c_str(),
-                     seconds_text(timeout).c_str());
+        std::fprintf(stderr, "zkwire: %s: %s: not %s within %s\n", request_.name.c_str(), request_.path.c_str(),
+                     request_.granted.c_str(), seconds_text(timeout).c_str());
       }
       finish(exit_lock_timeout, false);
       return;
@@ -161,9 +161,10 @@ class lock_run {
                          {"ZKWIRE_FENCING_TOKEN", lock_->fencing_token_text()},
                          {"ZKWIRE_SESSION_ID", session_hex(lock_->session_id())}},
                         inherited_};
+    for (auto& variable : lock_->environment()) spawn.environment.push_back(std::move(variable));
     if (verbose_) {
-      std::fprintf(stderr, "zkwire: %s: acquired %s (fencing token %lld)\n", request_.name.c_str(), node.c_str(),
-                   static_cast<long long>(lock_->fencing_token()));
+      std::fprintf(stderr, "zkwire: %s: %s %s (fencing token %lld)\n", request_.name.c_str(), request_.granted.c_str(),
+                   node.c_str(), static_cast<long long>(lock_->fencing_token()));
     }
     std::fflush(stdout);
     std::fflush(stderr);
@@ -181,9 +182,10 @@ class lock_run {
   void on_wait_lost(std::error_code ec) {
     if (ec != lock_errc::lock_lost || phase_ != phase::running || lost_) return;
     lost_ = true;
-    std::fprintf(stderr, "zkwire: %s: %s: lock lost: %s (%s); sending SIGTERM to the command, SIGKILL after %s\n",
-                 request_.name.c_str(), lock_->node_path().c_str(), describe(loss_reason_, request_.name).c_str(),
-                 error_name(loss_reason_).c_str(), seconds_text(request_.kill_after).c_str());
+    std::fprintf(stderr, "zkwire: %s: %s: %s lost: %s (%s); sending SIGTERM to the command, SIGKILL after %s\n",
+                 request_.name.c_str(), lock_->node_path().c_str(), request_.subject.c_str(),
+                 describe(loss_reason_, request_.name).c_str(), error_name(loss_reason_).c_str(),
+                 seconds_text(request_.kill_after).c_str());
     child_.terminate(request_.kill_after);
   }
 
@@ -200,8 +202,8 @@ class lock_run {
     if (!lost_ && lock_->state() == lock_state::lost) {
       // Lost just as the command ended: its last actions may have overlapped with another holder.
       lost_ = true;
-      std::fprintf(stderr, "zkwire: %s: %s: lock lost: %s (%s) as the command ended\n", request_.name.c_str(),
-                   lock_->node_path().c_str(), describe(loss_reason_, request_.name).c_str(),
+      std::fprintf(stderr, "zkwire: %s: %s: %s lost: %s (%s) as the command ended\n", request_.name.c_str(),
+                   lock_->node_path().c_str(), request_.subject.c_str(), describe(loss_reason_, request_.name).c_str(),
                    error_name(loss_reason_).c_str());
     }
     finish(lost_ ? exit_lock_lost : status, true);

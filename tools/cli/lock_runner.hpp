@@ -1,7 +1,7 @@
 #pragma once
-// `zkwire lock` and `zkwire semaphore`: take a lock (or a semaphore's lease) with the recipes library, run CMD under
-// the child supervisor while it is held, and turn what happens (timeout, loss, signals, CMD's end) into the exit
-// statuses of docs/cli.md#lock.
+// `zkwire lock`, `zkwire semaphore` and `zkwire elect`: take a lock (a semaphore's lease, an election's leadership)
+// with the recipes library, run CMD under the child supervisor while it is held, and turn what happens (timeout,
+// loss, signals, CMD's end) into the exit statuses of docs/cli.md#lock.
 
 #include <asio/cancellation_signal.hpp>
 #include <chrono>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "global_options.hpp"
@@ -57,12 +58,19 @@ class held_resource {
   // ZKWIRE_FENCING_TOKEN: the token in decimal (one line per lock for a multi-lock).
   [[nodiscard]] virtual std::string fencing_token_text() const { return std::to_string(fencing_token()); }
   [[nodiscard]] virtual std::int64_t session_id() const = 0;
+  // Variables CMD gets besides the node, the token and the session (elect: ZKWIRE_LEADER_ID).
+  [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> environment() const { return {}; }
 };
 
 struct hold_spec {
-  std::string name;           // the command, in messages ("lock", "semaphore")
+  std::string name;           // the command, in messages ("lock", "semaphore", "elect")
   std::string node_variable;  // CMD's variable naming our node ("ZKWIRE_LOCK_NODE", "ZKWIRE_LEASE_NODE")
   std::string path;           // what is locked, in messages
+  // How messages say what we wait for and what is lost ("acquired" / "held by another contender" / "lock";
+  // elect: "leading" / "another participant leads" / "leadership").
+  std::string granted = "acquired";
+  std::string busy = "held by another contender";
+  std::string subject = "lock";
   std::optional<std::chrono::milliseconds> timeout;  // empty: wait forever; 0: try once
   std::chrono::milliseconds kill_after{10000};
   std::vector<std::string> command;  // CMD [ARG...], not empty

@@ -1,5 +1,6 @@
-// zkwire locks --watch [--json] PATH: a live view of a lock directory, refreshed by a child watch on it (an exists
-// watch while it does not exist), never by polling.
+// The live views of a directory, refreshed by a child watch on it (an exists watch while it does not exist), never
+// by polling: `zkwire locks --watch` (the lock's contenders) and `zkwire leader --watch` (an election's
+// participants) differ only in what they read and print.
 
 #include <unistd.h>
 #include <asio/signal_set.hpp>
@@ -11,6 +12,7 @@
 
 #include "async_session.hpp"
 #include "commands.hpp"
+#include "directory_watch.hpp"
 #include "errors.hpp"
 #include "lock_view.hpp"
 #include "util.hpp"
@@ -33,7 +35,8 @@ std::int64_t epoch_ms() {
 
 }  // namespace
 
-int watch_locks(const global_options& global, const std::string& directory, bool as_json) {
+int watch_directory(const global_options& global, const std::string& directory, bool as_json,
+                    const directory_renderer& render) {
   async_session s(global);
   s.connect();
   auto state = std::make_shared<watch_state>();
@@ -54,7 +57,6 @@ int watch_locks(const global_options& global, const std::string& directory, bool
     }
   };
   const bool terminal = !as_json && isatty(STDOUT_FILENO) == 1;
-  lock_view_tracker tracker;
 
   while (!state->interrupted && !state->ended) {
     state->changed = false;
@@ -67,30 +69,26 @@ int watch_locks(const global_options& global, const std::string& directory, bool
       if (e.code() != server_error::no_node) throw;
       missing = true;
     }
-    lock_view view;
+    std::string view;
     if (missing) {
       const auto st = s.read<std::optional<zkwire::stat>>(
           directory, [&](auto handler) { s.client().async_exists(directory, on_change, std::move(handler)); });
       if (st) continue;  // created in between: list it
-      view = tracker.update_missing(std::chrono::steady_clock::now());
+      view = render.missing();
     } else {
-      std::vector<recipes::contender> contenders;
       try {
-        contenders = s.read<std::vector<recipes::contender>>(
-            directory, [&](auto handler) { recipes::async_contenders(s.client(), directory, std::move(handler)); });
+        view = render.listed(s);
       } catch (const operation_error& e) {
         if (e.code() != server_error::no_node) throw;
         continue;  // deleted in between (the watch fired too): look again
       }
-      view = tracker.update(contenders, epoch_ms(), std::chrono::steady_clock::now());
     }
+    // On a terminal the view replaces the previous one (cursor home, clear to the end); elsewhere the views follow
+    // each other, separated by a blank line (JSON: one line each).
     if (as_json) {
-      print_line(lock_view_json(directory, view));
+      print_line(view);
     } else {
-      // On a terminal the view replaces the previous one (cursor home, clear to the end); elsewhere the views
-      // follow each other, separated by a blank line.
-      write_stdout(terminal ? "\x1b[H\x1b[J" + lock_view_text(directory, view)
-                            : lock_view_text(directory, view) + "\n");
+      write_stdout(terminal ? "\x1b[H\x1b[J" + view : view + "\n");
     }
     if (std::fflush(stdout) != 0) throw operation_error(std::make_error_code(std::errc::io_error), "stdout");
     s.run_until([&] { return state->changed || state->interrupted || state->ended; });
@@ -100,6 +98,22 @@ int watch_locks(const global_options& global, const std::string& directory, bool
   if (state->ended && !state->interrupted) throw operation_error(state->ended, directory);
   s.close(s.connect_timeout());
   return exit_ok;
+}
+
+int watch_locks(const global_options& global, const std::string& directory, bool as_json) {
+  lock_view_tracker tracker;
+  directory_renderer render;
+  render.listed = [&](async_session& s) {
+    const auto contenders = s.read<std::vector<recipes::contender>>(
+        directory, [&](auto handler) { recipes::async_contenders(s.client(), directory, std::move(handler)); });
+    const lock_view view = tracker.update(contenders, epoch_ms(), std::chrono::steady_clock::now());
+    return as_json ? lock_view_json(directory, view) : lock_view_text(directory, view);
+  };
+  render.missing = [&] {
+    const lock_view view = tracker.update_missing(std::chrono::steady_clock::now());
+    return as_json ? lock_view_json(directory, view) : lock_view_text(directory, view);
+  };
+  return watch_directory(global, directory, as_json, render);
 }
 
 }  // namespace zkwire::cli

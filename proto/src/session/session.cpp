@@ -300,6 +300,10 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
     return id;
   }
   watch_intent intent = intent_of(op, body, watcher);
+  if (op == op_code::check_watches && intent.removes && !m.watches.has(intent.path, *intent.removes, watcher)) {
+    m.complete(id, op, server_error::no_watcher);  // nothing of that watcher to remove: no request (the Java client's)
+    return id;
+  }
   if (!use_chroot && watcher != 0 && !m.cfg.chroot.empty()) {
     m.complete(id, op, client_error::invalid_argument);
     return id;
@@ -324,6 +328,10 @@ request_id session::submit(time_point now, op_code op, request_body&& body, watc
     m.pending.push_sent(xid, op, id, origin::user, now, deadline, &intent);
     m.last_send = now;
     m.request_deadline = std::min(m.request_deadline, deadline);
+    return id;
+  }
+  if (!m.may_wait_for_connection()) {  // docs/protocol.md#without-a-connection
+    m.complete(id, op, client_error::connection_loss);
     return id;
   }
   queued_request& q = m.pending.queued().push_back();
@@ -354,8 +362,11 @@ request_id session::add_auth(time_point now, std::string scheme, std::string cre
   if (m.ready()) {
     m.send_auth(now, packet, id);
     m.credentials.push_back({std::move(packet), 0});
-  } else {
+  } else if (m.may_wait_for_connection()) {
     m.credentials.push_back({std::move(packet), id});
+  } else {  // kept for the next connection; only the wait for its answer ends (docs/protocol.md#without-a-connection)
+    m.credentials.push_back({std::move(packet), 0});
+    m.complete(id, op_code::auth, client_error::connection_loss);
   }
   return id;
 }
@@ -386,10 +397,16 @@ bool session::cancel(request_id id) {
 
 void session::forget_watcher(watcher_id watcher) { impl_->watches.forget(watcher); }
 
-bool session::remove_local_watches(std::string_view path, watcher_type type) {
+bool session::watcher_registered(watcher_id watcher) const { return impl_->watches.registered(watcher); }
+
+bool session::watching(std::string_view path, watcher_type type, watcher_id watcher) const {
+  return impl_->watches.has(path, type, watcher);
+}
+
+bool session::remove_local_watches(std::string_view path, watcher_type type, watcher_id only) {
   auto& m = *impl_;
   m.removals.clear();
-  m.watches.remove(path, type, m.removals);
+  m.watches.remove(path, type, m.removals, only);
   for (const auto& [w, removed] : m.removals) {
     m.deliveries.push_back() = delivery(watch_delivery{
         w, watcher_event{removed, keeper_state::sync_connected, std::string(path)}, {}, !m.watches.registered(w)});
@@ -441,7 +458,7 @@ void session::switch_host(time_point now, std::size_t host, std::error_code reas
       m.preferred_host = host;
       // The new attempt starts at once, whatever the pacing of failed attempts would say.
       m.failed_attempts = 0;
-      m.connection_lost(now, reason, true);
+      m.connection_lost(now, reason, true, true);
       break;
     case impl::phase::paced:
       m.preferred_host = host;

@@ -125,7 +125,7 @@ void session::impl::fail_queued(std::error_code ec) {
   }
 }
 
-void session::impl::connection_lost(time_point now, std::error_code reason, bool we_close) {
+void session::impl::connection_lost(time_point now, std::error_code reason, bool we_close, bool moved) {
   if (we_close) close_request = true;
   if (closing) {
     session_ended(session_state::closed, client_error::closed, keeper_state::closed);
@@ -143,6 +143,11 @@ void session::impl::connection_lost(time_point now, std::error_code reason, bool
     ++failed_attempts;
   }
   schedule_reconnect(now);
+  // What waited for this attempt, or for the round it ended, was never sent: it fails now
+  // (docs/protocol.md#without-a-connection). A request queued on an established connection has been written.
+  const bool round_failed = ph == phase::paced;
+  const bool attempt_failed = !was_established && cfg.wait_for_connection == connection_wait::one_attempt;
+  if (!moved && (round_failed || attempt_failed)) fail_queued(client_error::connection_loss);
 }
 
 void session::impl::session_ended(session_state to, std::error_code ec, keeper_state ks) {

@@ -133,6 +133,21 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
     return ph == phase::connecting || ph == phase::handshaking || ph == phase::established;
   }
 
+  // A request that cannot be written now may wait for a connection (docs/protocol.md#without-a-connection): for
+  // the round under way or, while pausing between rounds, the next one; for the attempt under way, of which there is
+  // none while pausing; or not at all.
+  [[nodiscard]] bool may_wait_for_connection() const {
+    switch (cfg.wait_for_connection) {
+      case connection_wait::one_round:
+        return true;
+      case connection_wait::one_attempt:
+        return ph != phase::paced;
+      case connection_wait::none:
+        return false;
+    }
+    return false;
+  }
+
   std::int32_t take_xid() {
     const std::int32_t xid = next_xid;
     next_xid = xid == std::numeric_limits<std::int32_t>::max() ? 1 : xid + 1;
@@ -154,8 +169,9 @@ struct session::impl {  // NOLINT(clang-analyzer-optin.performance.Padding)
   void fail_queued(std::error_code ec);
 
   // The current attempt or connection is over. `we_close`: the engine decided it (timeout, protocol violation),
-  // so the driver must close the socket.
-  void connection_lost(time_point now, std::error_code reason, bool we_close);
+  // so the driver must close the socket. `moved`: the driver moved the session to another host (switch_host), so
+  // an attempt cut short did not fail and what waits for a connection goes on waiting.
+  void connection_lost(time_point now, std::error_code reason, bool we_close, bool moved = false);
   void session_ended(session_state to, std::error_code ec, keeper_state ks);
   void protocol_violation(time_point now, std::error_code ec);
 

@@ -1,6 +1,8 @@
 #include "watch_registry.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 
 #include "zkwire/proto/path.hpp"
 
@@ -31,30 +33,46 @@ void watch_registry::unregister(const std::vector<watcher_id>& watchers) {
 }
 
 void watch_registry::route(event_type type, std::string_view path, std::vector<watcher_id>& out) {
-  const auto fire_once = [&](watch_kind kind) {
-    auto& t = of(kind);
-    auto it = t.find(path);
-    if (it == t.end()) return;
-    for (const watcher_id w : it->second) add_unique(out, w);
-    unregister(it->second);
-    t.erase(it);
-  };
+  // The one-shot tables this event drains, in the order that gives a watcher found in several its place.
+  std::array<watch_kind, 3> drained{};
+  std::size_t count = 0;
   switch (type) {
     case event_type::node_created:
     case event_type::node_data_changed:
-      fire_once(watch_kind::data);
-      fire_once(watch_kind::exist);
+      drained = {watch_kind::data, watch_kind::exist};
+      count = 2;
       break;
     case event_type::node_children_changed:
-      fire_once(watch_kind::child);
+      drained = {watch_kind::child};
+      count = 1;
       break;
     case event_type::node_deleted:
-      fire_once(watch_kind::data);
-      fire_once(watch_kind::exist);
-      fire_once(watch_kind::child);
+      drained = {watch_kind::data, watch_kind::exist, watch_kind::child};
+      count = 3;
       break;
     default:
       return;  // only the four server event types reach watchers
+  }
+  // Last table first, each watcher where the first table that holds it puts it; then the registrations go.
+  std::array<table::iterator, 3> found{};
+  for (std::size_t k = 0; k < count; ++k) found.at(k) = of(drained.at(k)).find(path);
+  const auto holds = [&](std::size_t k, watcher_id w) {
+    if (found.at(k) == of(drained.at(k)).end()) return false;
+    const auto& watchers = found.at(k)->second;
+    return std::find(watchers.begin(), watchers.end(), w) != watchers.end();
+  };
+  for (std::size_t k = count; k-- > 0;) {
+    if (found.at(k) == of(drained.at(k)).end()) continue;
+    for (const watcher_id w : found.at(k)->second) {
+      bool earlier = false;
+      for (std::size_t j = 0; j < k && !earlier; ++j) earlier = holds(j, w);
+      if (!earlier) add_unique(out, w);
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    if (found.at(k) == of(drained.at(k)).end()) continue;
+    unregister(found.at(k)->second);
+    of(drained.at(k)).erase(found.at(k));
   }
   if (auto it = of(watch_kind::persistent).find(path); it != of(watch_kind::persistent).end()) {
     for (const watcher_id w : it->second) add_unique(out, w);
@@ -68,30 +86,55 @@ void watch_registry::route(event_type type, std::string_view path, std::vector<w
   }
 }
 
+namespace {
+
+// The one-shot and persistent tables a removeWatches/checkWatches of `type` reaches, with the removal event each
+// reports.
+template <class Visit>
+void for_each_removed_kind(watcher_type type, Visit visit) {
+  if (type == watcher_type::data || type == watcher_type::any) {
+    visit(watch_kind::data, event_type::data_watch_removed);
+    visit(watch_kind::exist, event_type::data_watch_removed);
+  }
+  if (type == watcher_type::children || type == watcher_type::any) {
+    visit(watch_kind::child, event_type::child_watch_removed);
+  }
+  if (type == watcher_type::any) {
+    visit(watch_kind::persistent, event_type::persistent_watch_removed);
+    visit(watch_kind::persistent_recursive, event_type::persistent_watch_removed);
+  }
+}
+
+}  // namespace
+
 void watch_registry::remove(std::string_view path, watcher_type type,
-                            std::vector<std::pair<watcher_id, event_type>>& out) {
-  const auto take = [&](watch_kind kind, event_type removal) {
+                            std::vector<std::pair<watcher_id, event_type>>& out, watcher_id only) {
+  for_each_removed_kind(type, [&](watch_kind kind, event_type removal) {
     auto& t = of(kind);
     auto it = t.find(path);
     if (it == t.end()) return;
-    for (const watcher_id w : it->second) {
+    auto& watchers = it->second;
+    std::vector<watcher_id> taken;
+    for (const watcher_id w : watchers) {
+      if (only != 0 && w != only) continue;
+      taken.push_back(w);
       const std::pair<watcher_id, event_type> entry{w, removal};
       if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
     }
-    unregister(it->second);
-    t.erase(it);
-  };
-  if (type == watcher_type::data || type == watcher_type::any) {
-    take(watch_kind::data, event_type::data_watch_removed);
-    take(watch_kind::exist, event_type::data_watch_removed);
-  }
-  if (type == watcher_type::children || type == watcher_type::any) {
-    take(watch_kind::child, event_type::child_watch_removed);
-  }
-  if (type == watcher_type::any) {
-    take(watch_kind::persistent, event_type::persistent_watch_removed);
-    take(watch_kind::persistent_recursive, event_type::persistent_watch_removed);
-  }
+    unregister(taken);
+    std::erase_if(watchers, [&](watcher_id w) { return only == 0 || w == only; });
+    if (watchers.empty()) t.erase(it);
+  });
+}
+
+bool watch_registry::has(std::string_view path, watcher_type type, watcher_id watcher) const {
+  bool found = false;
+  for_each_removed_kind(type, [&](watch_kind kind, event_type /*removal*/) {
+    const auto& t = of(kind);
+    auto it = t.find(path);
+    if (it != t.end() && std::find(it->second.begin(), it->second.end(), watcher) != it->second.end()) found = true;
+  });
+  return found;
 }
 
 void watch_registry::forget(watcher_id watcher) {

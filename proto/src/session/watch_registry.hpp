@@ -29,16 +29,24 @@ class watch_registry {
   // removed them, or it was forgotten. A delivery that leaves it unregistered is its last one.
   [[nodiscard]] bool registered(watcher_id watcher) const;
 
-  // The watchers a server event reaches, each once, in registration-kind order (data, exist, child, persistent,
-  // recursive from the path up). One-shot registrations that fire are removed.
+  // The watchers a server event reaches, each once. One-shot registrations that fire are removed.
   //   NodeCreated, NodeDataChanged: data + exist;  NodeChildrenChanged: child;  NodeDeleted: data + exist + child;
   //   persistent on the path: every type;  recursive on the path or an ancestor: all but NodeChildrenChanged.
+  // The order is the C client's (docs/protocol.md#watches): the one-shot tables the event drains, taken data, exist,
+  // child, give each watcher the first table it is in; the child table's watchers come first, then the exist
+  // table's, then the data table's, each in the order of their first registration there; persistent and recursive
+  // watchers (from the path up) follow.
   void route(event_type type, std::string_view path, std::vector<watcher_id>& out);
 
   // Removes the registrations a successful removeWatches(path, type) removed on the server and reports, per
   // watcher, the client-generated removal event: data (data + exist tables) -> DataWatchRemoved, children ->
-  // ChildWatchRemoved, any -> both, plus PersistentWatchRemoved for persistent and recursive watchers.
-  void remove(std::string_view path, watcher_type type, std::vector<std::pair<watcher_id, event_type>>& out);
+  // ChildWatchRemoved, any -> both, plus PersistentWatchRemoved for persistent and recursive watchers. With `only`
+  // (not 0), that watcher's registrations alone: a checkWatches that succeeded, or a local removal of one watcher.
+  void remove(std::string_view path, watcher_type type, std::vector<std::pair<watcher_id, event_type>>& out,
+              watcher_id only = 0);
+
+  // Whether `watcher` has a registration that remove(path, type, out, watcher) would take.
+  [[nodiscard]] bool has(std::string_view path, watcher_type type, watcher_id watcher) const;
 
   // Drops `watcher` from every table.
   void forget(watcher_id watcher);

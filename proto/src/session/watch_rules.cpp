@@ -44,6 +44,9 @@ watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher)
   intent.watcher = watcher;
   if (const auto* rw = std::get_if<remove_watches_request>(&body)) {
     intent.removes = rw->type;
+    intent.watcher = 0;  // every watcher of the path and type
+  } else if (const auto* cw = std::get_if<check_watches_request>(&body); cw != nullptr && watcher != 0) {
+    intent.removes = cw->type;  // that watcher only, the server's watch stays for the others
   } else if (watcher != 0) {
     intent.registers = asked_kind(op, body);
   }
@@ -76,7 +79,7 @@ watcher_type server_table_of(watch_kind kind) noexcept {
 bool apply_reply(watch_registry& registry, const watch_intent& intent, std::int32_t err,
                  std::vector<std::pair<watcher_id, event_type>>& removed) {
   if (intent.removes) {
-    if (err == 0) registry.remove(intent.path, *intent.removes, removed);
+    if (err == 0) registry.remove(intent.path, *intent.removes, removed, intent.watcher);
     return false;
   }
   if (!intent.registers) return false;

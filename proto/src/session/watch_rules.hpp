@@ -28,11 +28,14 @@ struct watch_intent {
   // The kind asked for: data (getData), exist (exists), child (getChildren), persistent and persistent_recursive
   // (addWatch). registered_kind() says what the reply actually registers.
   std::optional<watch_kind> registers;
-  std::optional<watcher_type> removes;  // removeWatches: the tables a successful reply empties on `path`
-  std::string path;                     // client path, set when registers or removes is
+  // removeWatches: the tables a successful reply empties on `path`; checkWatches with a watcher: the tables a
+  // successful reply takes that watcher out of (the server's watch stays for the path's other watchers).
+  std::optional<watcher_type> removes;
+  std::string path;  // client path, set when registers or removes is
 };
 
-// The intent of a user request: a watch only with a watcher, a removal whatever the watcher.
+// The intent of a user request: a watch only with a watcher; removeWatches removes every watcher of its path and
+// type, checkWatches with a watcher removes that one.
 watch_intent intent_of(op_code op, const request_body& body, watcher_id watcher);
 
 // The kind a reply with error `err` registers for a request that asked for `asked`; nullopt if none. An exists

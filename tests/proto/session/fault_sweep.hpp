@@ -140,6 +140,11 @@ class recording_session {
     record("forget_watcher", last_now_, [watcher](replay_driver& d) { d.s.forget_watcher(watcher); });
     s_.forget_watcher(watcher);
   }
+  bool remove_local_watches(std::string_view path, watcher_type type, watcher_id only = 0) {
+    record("remove_local_watches", last_now_,
+           [p = std::string(path), type, only](replay_driver& d) { d.s.remove_local_watches(p, type, only); });
+    return s_.remove_local_watches(path, type, only);
+  }
   void close(time_point now) {
     record("close", now, [](replay_driver& d) { d.s.close(d.now); });
     s_.close(now);
@@ -177,6 +182,10 @@ class recording_session {
   [[nodiscard]] std::error_code session_error() const noexcept { return s_.session_error(); }
   [[nodiscard]] std::size_t pending_requests() const noexcept { return s_.pending_requests(); }
   [[nodiscard]] std::size_t retained_bytes() const noexcept { return s_.retained_bytes(); }
+  [[nodiscard]] bool watcher_registered(watcher_id watcher) const { return s_.watcher_registered(watcher); }
+  [[nodiscard]] bool watching(std::string_view path, watcher_type type, watcher_id watcher) const {
+    return s_.watching(path, type, watcher);
+  }
 
   [[nodiscard]] const session_config& config() const noexcept { return config_; }
   [[nodiscard]] const std::vector<scripted_input>& script() const noexcept { return script_; }

@@ -29,11 +29,18 @@
 // Sessions
 //   The first operation (or async_connect) starts the session: the client connects to the hosts of the connect
 //   string (in a seeded shuffled order, round-robin), performs the handshake, replays credentials, re-arms watches
-//   after a reconnect, and pings when idle. Requests started before a connection is established wait for it.
-//   When a connection breaks, every request in flight or queued completes with client_error::connection_loss:
-//   its outcome is unknown and it is never resent. Once the session has expired, authentication failed or the
-//   client was closed, new requests complete at once with that error (is_session_fatal()); create a new client to
-//   continue, or start a new session on this client with async_new_session.
+//   after a reconnect, and pings when idle. When a connection breaks, every request in flight completes with
+//   client_error::connection_loss: its outcome is unknown and it is never resent.
+//   A request started while there is no connection (before the first, while reconnecting) waits for one round of
+//   connection attempts, each host once: the round under way, or the next if the client is pausing between two
+//   (client_options::wait_for_connection: one_round by default; one_attempt, none). That is at most the pause
+//   (up to 1 s) and the number of hosts times the host connect timeout: by default about the session timeout, and
+//   milliseconds when every server refuses. It is sent if a connection is made in that round, else it fails with
+//   client_error::connection_loss, never sent. No request waits for the servers' return
+//   (docs/protocol.md#without-a-connection). To keep trying across an outage, retry (each retry waits for the next
+//   round); for a limit of your own, see "Deadlines". Once the session has expired, authentication failed or the client
+//   was closed, new requests complete at once with that error (is_session_fatal()); create a new client to continue, or
+//   start a new session on this client with async_new_session.
 //
 // Errors
 //   std::error_code: server codes in the "zookeeper" category with their wire values (server_error::no_node,
@@ -222,7 +229,8 @@ class client {
   }
 
   // Adds a credential (replayed on every reconnect). Signature void(std::error_code); AUTHFAILED ends the
-  // session.
+  // session. Without a connection its completion waits like a request's; client_error::connection_loss then says
+  // only that it was not answered: the credential is kept and sent with the next connection.
   template <class CompletionToken>
   auto async_add_auth(std::string scheme, std::string credentials, CompletionToken&& token) {
     return initiate<detail::no_result>(token, detail::add_auth_spec{std::move(scheme), std::move(credentials)});
@@ -268,14 +276,20 @@ class client {
   template <class CompletionToken>
   auto async_exists(std::string path, watch_callback on_event, CompletionToken&& token) {
     auto s = spec(proto::op_code::exists, proto::exists_request{std::move(path), true});
-    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, std::nullopt};
     return initiate<std::optional<zkwire::stat>>(token, std::move(s));
+  }
+  // The same with the watcher `key` (watcher_key): one watcher for every read of that key on this client.
+  template <class CompletionToken>
+  auto async_exists(std::string path, watcher_key key, watch_callback on_event, CompletionToken&& token) {
+    return initiate<std::optional<zkwire::stat>>(
+        token, keyed(spec(proto::op_code::exists, proto::exists_request{std::move(path), true}), key, on_event));
   }
   // Signature void(std::error_code, watched<std::optional<stat>>).
   template <class CompletionToken>
   auto async_exists_watch(std::string path, CompletionToken&& token) {
     auto s = spec(proto::op_code::exists, proto::exists_request{std::move(path), true});
-    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>(), std::nullopt};
     return initiate<watched<std::optional<zkwire::stat>>>(token, std::move(s));
   }
 
@@ -288,14 +302,20 @@ class client {
   template <class CompletionToken>
   auto async_get(std::string path, watch_callback on_event, CompletionToken&& token) {
     auto s = spec(proto::op_code::get_data, proto::get_data_request{std::move(path), true});
-    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, std::nullopt};
     return initiate<get_result>(token, std::move(s));
+  }
+  // The same with the watcher `key` (watcher_key).
+  template <class CompletionToken>
+  auto async_get(std::string path, watcher_key key, watch_callback on_event, CompletionToken&& token) {
+    return initiate<get_result>(
+        token, keyed(spec(proto::op_code::get_data, proto::get_data_request{std::move(path), true}), key, on_event));
   }
   // Signature void(std::error_code, watched<get_result>); co_await the watch's async_wait for the event.
   template <class CompletionToken>
   auto async_get_watch(std::string path, CompletionToken&& token) {
     auto s = spec(proto::op_code::get_data, proto::get_data_request{std::move(path), true});
-    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>(), std::nullopt};
     return initiate<watched<get_result>>(token, std::move(s));
   }
 
@@ -322,14 +342,21 @@ class client {
   template <class CompletionToken>
   auto async_get_children(std::string path, watch_callback on_event, CompletionToken&& token) {
     auto s = spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path), true});
-    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, std::nullopt};
     return initiate<children_result>(token, std::move(s));
+  }
+  // The same with the watcher `key` (watcher_key).
+  template <class CompletionToken>
+  auto async_get_children(std::string path, watcher_key key, watch_callback on_event, CompletionToken&& token) {
+    return initiate<children_result>(
+        token,
+        keyed(spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path), true}), key, on_event));
   }
   // Signature void(std::error_code, watched<children_result>).
   template <class CompletionToken>
   auto async_get_children_watch(std::string path, CompletionToken&& token) {
     auto s = spec(proto::op_code::get_children2, proto::get_children2_request{std::move(path), true});
-    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>(), std::nullopt};
     return initiate<watched<children_result>>(token, std::move(s));
   }
 
@@ -380,7 +407,7 @@ class client {
   template <class CompletionToken>
   auto async_add_watch(std::string path, add_watch_mode mode, watch_callback on_event, CompletionToken&& token) {
     auto s = spec(proto::op_code::add_watch, proto::add_watch_request{std::move(path), mode});
-    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, std::nullopt};
     return initiate<detail::no_result>(token, std::move(s));
   }
 
@@ -389,7 +416,20 @@ class client {
   // Errors: NOWATCHER when the server had none.
   template <class CompletionToken>
   auto async_remove_watches(std::string path, watcher_type type, CompletionToken&& token) {
-    return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt});
+    return initiate<detail::no_result>(token,
+                                       detail::remove_watches_spec{std::move(path), type, std::nullopt, std::nullopt});
+  }
+
+  // Removes the watcher `key` (watcher_key) from `path`: its registrations of `type` there (watcher_type::any:
+  // data, exist, child and persistent) once the server confirms it has such a watch (checkWatches). The path's other
+  // watchers keep theirs: the server's watch stays, since the server keeps one per path and table for all of this
+  // client's watchers (an event that reaches no watcher any more is dropped), as the C and Java clients' removal of
+  // one watcher does. The watcher gets a final *_watch_removed event for what was removed, delivered before the
+  // completion. Signature void(std::error_code). Errors: NOWATCHER at once, nothing sent, when the watcher has no
+  // such registration; NOWATCHER from the server when its watch is gone (it fired and the event is on its way).
+  template <class CompletionToken>
+  auto async_remove_watcher(std::string path, watcher_type type, watcher_key key, CompletionToken&& token) {
+    return initiate<detail::no_result>(token, detail::remove_watches_spec{std::move(path), type, std::nullopt, key});
   }
 
   // Removes this client's watchers of `type` on `path` without a request (it works without a connection): each gets
@@ -398,6 +438,17 @@ class client {
   bool remove_local_watches(std::string_view path, watcher_type type) {
     return detail::remove_local_watches(*impl_, path, type);
   }
+  // The same for the watcher `key` alone. False when it had no such registration.
+  bool remove_local_watcher(std::string_view path, watcher_type type, watcher_key key) {
+    return detail::remove_local_watches(*impl_, path, type, key);
+  }
+  // Whether the watcher `key` has a registration on `path` that a removal of `type` would take.
+  [[nodiscard]] bool watching(std::string_view path, watcher_type type, watcher_key key) const {
+    return detail::watching(*impl_, path, type, key);
+  }
+  // The keys of the keyed watchers registered now (not those whose only read is still in flight), in the order of
+  // their first registration.
+  [[nodiscard]] std::vector<watcher_key> watcher_keys() const { return detail::watcher_keys(*impl_); }
 
   // Whether the server has a watch of `type` on `path` for this session (checkWatches). Signature
   // void(std::error_code): success if it has, NOWATCHER if not. watcher_type::any matches one-shot data and child
@@ -423,14 +474,19 @@ class client {
   template <class CompletionToken>
   auto async_get_config(watch_callback on_event, CompletionToken&& token) {
     auto s = config_spec(true);
-    s.watch = detail::watch_registration{std::move(on_event), nullptr};
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, std::nullopt};
     return initiate<get_result>(token, std::move(s));
+  }
+  // The same with the watcher `key` (watcher_key).
+  template <class CompletionToken>
+  auto async_get_config(watcher_key key, watch_callback on_event, CompletionToken&& token) {
+    return initiate<get_result>(token, keyed(config_spec(true), key, on_event));
   }
   // Signature void(std::error_code, watched<get_result>).
   template <class CompletionToken>
   auto async_get_config_watch(CompletionToken&& token) {
     auto s = config_spec(true);
-    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>()};
+    s.watch = detail::watch_registration{{}, std::make_shared<detail::watch_state>(), std::nullopt};
     return initiate<watched<get_result>>(token, std::move(s));
   }
 
@@ -477,6 +533,11 @@ class client {
   template <class Body>
   static detail::request_spec spec(proto::op_code op, Body body) {
     return detail::request_spec{op, proto::request_body(std::move(body)), std::nullopt, std::nullopt};
+  }
+  // `s` with the keyed watcher `key` (watcher_key).
+  static detail::request_spec keyed(detail::request_spec s, watcher_key key, watch_callback& on_event) {
+    s.watch = detail::watch_registration{std::move(on_event), nullptr, key};
+    return s;
   }
   static detail::request_spec config_spec(bool watch) {
     auto s = spec(proto::op_code::get_data, proto::get_data_request{std::string(config_path), watch});

@@ -16,8 +16,11 @@
 #include "zkwire/client/tls_options.hpp"
 #include "zkwire/client/transport.hpp"
 #include "zkwire/jute/limits.hpp"
+#include "zkwire/proto/session/session.hpp"
 
 namespace zkwire {
+
+using connection_wait = proto::connection_wait;
 
 enum class log_level { debug, info, warning, error };
 std::string_view log_level_name(log_level level) noexcept;  // "debug", "info", "warning", "error"
@@ -99,8 +102,19 @@ struct client_options {
   // completes with client_error::operation_timeout (== condition::timeout), waiting for a connection included;
   // the session and connection are not affected. For a write the outcome is then UNKNOWN: if it had been
   // written, the server may still apply it (read back to learn the outcome). 0: no deadline (the default; a
-  // request then waits until it is answered or the connection breaks). Per call: zkwire::with_timeout.
+  // request then waits until it is answered or the connection breaks, and without a connection as
+  // wait_for_connection says). Per call: zkwire::with_timeout.
   std::chrono::milliseconds request_timeout{0};
+  // How long a request started while there is no connection (before the first, while reconnecting) waits for one
+  // (docs/protocol.md#without-a-connection). one_round (the default): until the round of connection attempts
+  // under way, each host of the list once, has ended (the next round, if the client is pausing between two): sent
+  // if an attempt succeeded, else it fails with client_error::connection_loss (== condition::connection_loss; it
+  // was never sent, so nothing was applied). A round takes at most the number of hosts times the host connect
+  // timeout, by default about the session timeout, and the pause before it at most 1 s; refused connections end a
+  // round within milliseconds. one_attempt: until the attempt under way (one host) has ended, at once while
+  // pausing, as ZooKeeper's C client. none: fail at once (fail fast). A deadline that comes first (request_timeout,
+  // with_timeout) still ends the wait with operation_timeout.
+  connection_wait wait_for_connection = connection_wait::one_round;
   // Accept read-only servers (ConnectRequest readOnly=true): with its quorum lost, a member started with
   // -Dreadonlymode.enabled=true serves reads (state connected_read_only; writes fail with NOTREADONLY).
   bool can_be_read_only = false;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,22 @@ struct watch_event {
 // Called on the client's executor, once for a one-shot watch, once per event for a persistent watch (plus the
 // final delivery described above). Must not throw.
 using watch_callback = std::function<void(const watch_event&)>;
+
+// The identity of a watcher that several reads register, as the C client's watcher (a function and its context)
+// and the Java client's Watcher object are: the reads that take a watcher_key (client::async_get(path, key,
+// on_event, token), ...) register one watcher per key on this client, with the callback of the first read that
+// registered it while it lives. It is registered once per path and kind, called once per event however many of
+// its reads armed that event, and client::async_remove_watcher removes it from a path while the path's other
+// watchers keep their watches. Keys are the caller's to choose, e.g. an object's address and a tag; {0, 0} is a
+// key like any other.
+struct watcher_key {
+  std::uintptr_t object = 0;
+  std::uintptr_t tag = 0;
+  friend bool operator==(const watcher_key&, const watcher_key&) = default;
+  friend bool operator<(const watcher_key& a, const watcher_key& b) noexcept {
+    return std::tie(a.object, a.tag) < std::tie(b.object, b.tag);
+  }
+};
 
 // A session state transition, delivered to the state listener on the client's executor.
 struct state_event {

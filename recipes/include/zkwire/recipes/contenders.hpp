@@ -6,8 +6,9 @@
 //
 // A snapshot: the directory is listed, then every child is read in one pipelined batch; children deleted in
 // between are left out. Whether the member it was read from agrees with the ensemble about those children:
-// async_check_members (member_views.hpp). Thread safety: call on the client's executor; the handler runs on its associated
-// executor (the client's when it has none), never inside the initiating function. Cancellation is not supported.
+// async_check_members (member_views.hpp). Thread safety: call on the client's executor; the handler runs on its
+// associated executor (the client's when it has none), never inside the initiating function. Cancellation is not
+// supported.
 
 #include <asio/async_result.hpp>
 #include <cstdint>

@@ -28,7 +28,8 @@ enum class lock_errc : int {
   invalid_lease_count,   // semaphore::async_acquire(count): count is not between 1 and max_leases
   no_leases,             // a semaphore made with max_leases < 1: no acquire can ever succeed
   no_directories,        // a multi_lock made with no lock directory
-  // The last three are == condition::invalid_argument: nothing was sent.
+  // invalid_lease_count, no_leases and no_directories are == condition::invalid_argument: nothing was sent.
+  relinquished,  // reason of a leadership's end (election.hpp): this participant gave it up (relinquish, leave)
 };
 
 const std::error_category& recipes_category() noexcept;  // name "zkwire.recipes"

@@ -26,7 +26,8 @@
 //   again until the proof holds once more.
 //   A grant rests on answers: if they were read long after they were sent (a process paused with the replies
 //   waiting), so that the session may have expired meanwhile, or the connection is down, the acquire waits for the
-//   connection and lists again rather than grant a hold already lost.
+//   connection and lists again rather than grant a hold already lost. Nor is a node held that is not the current
+//   session's (the client runs a new session since our create): the acquire ends with lock_errc::session_changed.
 //   If the create's outcome is unknown (connection lost before its reply), acquire waits for the connection,
 //   syncs, lists the directory and adopts the child with our prefix only if its ephemeralOwner is the client's
 //   current session; otherwise it starts over with a new guid. One acquire never leaves two nodes.

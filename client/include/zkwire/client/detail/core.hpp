@@ -74,6 +74,7 @@ struct watch_state {
 struct watch_registration {
   watch_callback callback;             // either this ...
   std::shared_ptr<watch_state> state;  // ... or this
+  std::optional<watcher_key> key;      // with a callback: the watcher it is, shared with other reads of that key
 };
 
 enum class wait_kind { connect, new_session, close };
@@ -87,9 +88,10 @@ proto::request_id start_request(client_impl& impl, proto::op_code op, proto::req
                                 std::optional<watch_registration> watch, std::unique_ptr<pending_op> op_state,
                                 std::optional<std::chrono::nanoseconds> timeout, bool server_path = false);
 // removeWatches; on success the engine also drops the local watchers of that path and kind, each with a final
-// *_watch_removed event delivered before the completion.
+// *_watch_removed event delivered before the completion. With `key`: checkWatches, and on success that watcher
+// alone is dropped (NOWATCHER at once, unsent, when it has no such registration).
 proto::request_id start_remove_watches(client_impl& impl, std::string path, watcher_type type,
-                                       std::unique_ptr<pending_op> op_state,
+                                       std::optional<watcher_key> key, std::unique_ptr<pending_op> op_state,
                                        std::optional<std::chrono::nanoseconds> timeout);
 proto::request_id start_add_auth(client_impl& impl, std::string scheme, std::string credentials,
                                  std::unique_ptr<pending_op> op_state);

@@ -10,9 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "zkwire/client/clock.hpp"
 #include "zkwire/client/connect_string.hpp"
@@ -42,7 +44,10 @@ std::optional<host_port> connected_host_of(const client_impl& impl);
 std::string session_password_of(const client_impl& impl);
 void set_hosts(client_impl& impl, std::vector<host_port> hosts);
 void switch_host(client_impl& impl, std::size_t index);
-bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type);
+bool remove_local_watches(client_impl& impl, std::string_view path, watcher_type type,
+                          std::optional<watcher_key> key = std::nullopt);
+bool watching(const client_impl& impl, std::string_view path, watcher_type type, watcher_key key);
+std::vector<watcher_key> watcher_keys(const client_impl& impl);
 
 template <class Result>
 std::error_code convert(proto::completion&& c, watched<Result>& out) {
@@ -108,6 +113,7 @@ struct remove_watches_spec {
   std::string path;
   watcher_type type = watcher_type::any;
   std::optional<std::chrono::nanoseconds> timeout;
+  std::optional<watcher_key> key;  // remove that watcher alone (checkWatches)
 };
 struct add_auth_spec {
   std::string scheme;
@@ -132,7 +138,7 @@ struct initiate_request {
       id = start_request(*impl, spec.op, std::move(spec.body), std::move(spec.watch), std::move(op), spec.timeout,
                          spec.server_path);
     } else if constexpr (std::is_same_v<Spec, remove_watches_spec>) {
-      id = start_remove_watches(*impl, std::move(spec.path), spec.type, std::move(op), spec.timeout);
+      id = start_remove_watches(*impl, std::move(spec.path), spec.type, spec.key, std::move(op), spec.timeout);
     } else {
       id = start_add_auth(*impl, std::move(spec.scheme), std::move(spec.credentials), std::move(op));
     }

@@ -31,10 +31,13 @@
 //                       reported as session_state::lost. Expiry itself is only known at the next handshake.
 //
 // Requests: submit() assigns the xid when the request is written (Java's rule; xids start at 1 and wrap to 1).
-// Requests submitted while no connection is established wait in the queue and go out after the handshake, after
-// auth replay and watch re-arming. When a connection breaks, every request written and not answered AND every
-// queued one completes with client_error::connection_loss: the outcome of a write is unknown and it is never
-// resent silently. After expiry, auth failure or close, new requests complete at once with that error.
+// A request submitted while no connection can carry it (before the first one, while reconnecting, during a
+// handshake or SASL) waits in the queue for the connection attempts under way, as config.wait_for_connection says,
+// and goes out after the handshake, after auth replay and watch re-arming; when those attempts fail it completes
+// with client_error::connection_loss, never sent (docs/protocol.md#without-a-connection). When a connection breaks,
+// every request written and not answered completes with client_error::connection_loss: the outcome of a write is
+// unknown and it is never resent silently. After expiry, auth failure or close, new requests complete at once with
+// that error.
 //
 // Chroot: every request path (multi ops included) gets the chroot prepended, and it is stripped from create
 // results, multi results and watch events; getEphemerals is sent and returned as is (the Java client's rule).
@@ -43,9 +46,12 @@
 // Watches: a watcher is a caller-chosen id (non-zero). getData/exists/getChildren(2) with watch=true and a watcher
 // id register it when the reply succeeds (exists: a data watch if the node exists, an exist watch on NONODE); the
 // server keeps one registration per path and kind, the engine fans each event out to every watcher of it. One-shot
-// watchers are removed when they fire. completion::watch_registered says whether a reply registered the request's
-// watcher, watch_delivery::final whether a delivery was the watcher's last: a driver keeps only what belongs to
-// the user (the callback per watcher id) and drops it on either signal. add_watch registers persistent or recursive
+// watchers are removed when they fire. A watcher id may be given to several requests, on one path or many (the C
+// client's watcher, a function and its context): it is registered once per path and kind and an event reaches it
+// once. completion::watch_registered says whether a reply registered the request's watcher, watch_delivery::final
+// whether a delivery left it without registrations: a driver keeps only what belongs to the user (the callback per
+// watcher id) and drops it on either signal unless another request of that watcher is still in flight
+// (watcher_registered() says whether the engine still has it). add_watch registers persistent or recursive
 // watchers that fire until removed. After a reconnect on the same session the engine re-arms every watch with
 // SetWatches (SetWatches2 only when persistent watches exist) in batches whose paths total at most
 // config.set_watches_batch_bytes. When the session ends (expiry, auth failure, close) every watcher gets one final
@@ -96,6 +102,21 @@ struct sasl_credentials {
   std::function<std::string()> cnonce;
 };
 
+// How long a request waits while no connection can carry it (docs/protocol.md#without-a-connection); it ends
+// with client_error::connection_loss, never sent, or at its deadline if that comes first.
+enum class connection_wait {
+  // For the round of connection attempts under way (each host of the list once), or the next round while the
+  // engine pauses between two: sent if an attempt succeeds, connection_loss when the round fails. At most the
+  // pause (up to 1 s) and one round, about the session timeout by default.
+  one_round,
+  // For the connection attempt under way (one host): connection_loss when it fails, even if another host of the
+  // list would answer, and at once while the engine pauses between rounds (no attempt is under way then). The rule
+  // of ZooKeeper's C client (whose every call starts an attempt at once) and, but for the pause, its Java client.
+  one_attempt,
+  // Not at all: connection_loss at once unless a connection is established (fail fast).
+  none,
+};
+
 struct session_config {
   std::size_t host_count = 1;  // the driver owns the addresses; the engine picks indices 0..host_count-1
   std::string chroot;          // "" or a valid path such as "/app"; "/" means none
@@ -108,6 +129,7 @@ struct session_config {
   std::size_t max_request_size = jute::server_max_buffer;     // outgoing frames (the server's jute.maxbuffer)
   std::size_t set_watches_batch_bytes = std::size_t{128} * 1024;  // total path bytes per SetWatches frame
   std::int32_t first_xid = 1;  // the first xid (must be > 0); tests start near INT32_MAX to see the wrap to 1
+  connection_wait wait_for_connection = connection_wait::one_round;  // requests without a connection
   // When set, every connection runs a SASL DIGEST-MD5 exchange right after the handshake and before anything
   // else goes out (auth packets, SetWatches, requests wait); state connected is reported only once it succeeded.
   // A rejection (wrong user or password, or a server that fails to prove it knows the password) ends the session
@@ -192,7 +214,10 @@ class session {
   // (ping, auth, setWatches(2), closeSession, notification, createSession, deleteContainer, error), check outside a
   // multi, sasl (its reply overtakes others), and a body that is not the op's. A successful removeWatches removes
   // every local watcher of that path and type (its `watcher` is ignored) and delivers their removal events right
-  // before its completion. Requests queued while disconnected stay queued across failed connection attempts.
+  // before its completion. checkWatches with a `watcher` removes that watcher alone from the path's tables of its
+  // type once it succeeds (its removal events likewise; the server's watch stays for the other watchers, as the C
+  // and Java clients' removal of one watcher does), and completes with NOWATCHER at once, unsent, when that
+  // watcher has no such registration. Without a connection the request waits as config.wait_for_connection says.
   // The request is encoded at once: nothing of `body` is kept (its path may be rewritten with the chroot), so the
   // caller may reuse its storage afterwards. `use_chroot` false sends the path as given, outside the chroot
   // (getConfig reads /zookeeper/config so); with a chroot such a request may not register a watcher
@@ -200,7 +225,9 @@ class session {
   request_id submit(time_point now, op_code op, request_body&& body, watcher_id watcher = 0,
                     time_point deadline = time_point::max(), bool use_chroot = true);
   // Adds a credential, replayed on every reconnect; sent at once when connected. Its first reply completes
-  // the returned request (AUTHFAILED ends the session).
+  // the returned request (AUTHFAILED ends the session). Without a connection the request waits as
+  // config.wait_for_connection says; when it completes with connection_loss the credential stays, sent with the
+  // next connection.
   request_id add_auth(time_point now, std::string scheme, std::string credentials);
   // Completes the request with client_error::cancelled if it has not completed yet. A request already written
   // may still be applied by the server; its late reply is dropped. Returns false if it already completed.
@@ -211,8 +238,13 @@ class session {
   // Removes this client's watchers of `type` on `path` (a client path) without telling the server, which keeps its
   // watch until it fires (the event then finds no watcher and is dropped) or the next reconnect (not re-armed).
   // Each watcher removed gets its removal event (data_watch_removed, ...) as a delivery, `final` when it has no
-  // registration left. Returns false when there was none (the C API's ZNOWATCHER).
-  bool remove_local_watches(std::string_view path, watcher_type type);
+  // registration left. With `only` (not 0) that watcher's registrations alone. Returns false when there was none
+  // (the C API's ZNOWATCHER).
+  bool remove_local_watches(std::string_view path, watcher_type type, watcher_id only = 0);
+  // Whether `watcher` has a registration left (one-shot not fired, persistent not removed).
+  [[nodiscard]] bool watcher_registered(watcher_id watcher) const;
+  // Whether `watcher` has a registration on `path` (a client path) that a removal of `type` would take.
+  [[nodiscard]] bool watching(std::string_view path, watcher_type type, watcher_id watcher) const;
   // Sends closeSession when connected and completes with state closed when it is answered (or at the read
   // timeout); otherwise closes at once. Pending requests complete with client_error::closed, except those already
   // written before the closeSession, whose replies arrive first and complete them normally.
