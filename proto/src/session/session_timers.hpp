@@ -17,13 +17,16 @@ inline constexpr std::chrono::milliseconds min_connect_timeout{250};
 inline constexpr std::chrono::milliseconds expiry_slack{1000};
 
 // How long one connection attempt (TCP connect and handshake) may take: the configured value, else the session
-// timeout shared among the hosts, at least min_connect_timeout.
+// timeout shared among the hosts but at most a third of it, at least min_connect_timeout. The third is for a server
+// that accepts the connection and never answers the handshake (seen: a restarting ZooKeeper binds its port before
+// it runs, fails the handshake and leaves the socket open): the session's last ping may be T/3 old when the
+// connection drops, so a stuck attempt of T/3 still leaves another attempt before the server expires the session.
 [[nodiscard]] inline std::chrono::milliseconds connect_timeout(std::chrono::milliseconds configured,
                                                                std::chrono::milliseconds session_timeout,
                                                                std::size_t host_count) {
   if (configured.count() > 0) return configured;
   const auto per_host = session_timeout / static_cast<std::int64_t>(std::max<std::size_t>(host_count, 1));
-  return std::max(per_host, min_connect_timeout);
+  return std::max(std::min(per_host, session_timeout / 3), min_connect_timeout);
 }
 
 // Nothing received for this long: the connection is taken for dead, in time to find another server before the

@@ -243,6 +243,21 @@ TEST(SessionTimers, ConnectTimeoutPerHost) {
   EXPECT_EQ(h.s.state(), session_state::connecting);
 }
 
+// A server that accepts the connection and never answers the handshake must not cost the session: with one host,
+// waiting T on that attempt would reconnect only after the server expired the session (seen with a restarting
+// server). At most T/3 per attempt, whatever the number of hosts.
+TEST(SessionTimers, ConnectTimeoutIsAtMostAThirdOfTheSessionTimeout) {
+  for (const std::size_t hosts : {std::size_t{1}, std::size_t{2}}) {
+    harness h(config(hosts, 6000ms));
+    h.start();
+    h.connect_ok();  // TCP up, the handshake never answered
+    h.advance(1999ms);
+    EXPECT_EQ(h.closes, 0) << hosts << " host(s)";
+    h.advance(1ms);
+    EXPECT_EQ(h.closes, 1) << hosts << " host(s): T/3 = 2 s, not T / hosts";
+  }
+}
+
 TEST(SessionTimers, ConnectTimeoutHasAFloor) {
   harness h(config(10, 1000ms));  // 100 ms per host would be too short: 250 ms
   h.start();
@@ -279,13 +294,13 @@ TEST(SessionTimers, PacingWithSeededJitterAfterAFullRound) {
 }
 
 TEST(SessionTimers, NextWakeupIsTheEarliestDeadlineOfEachPhase) {
-  harness h(config(2, 6000ms));  // T / 2 hosts = 3 s per attempt
+  harness h(config(3, 6000ms));  // T / 3 hosts = 2 s per attempt
   EXPECT_EQ(h.s.next_wakeup(), time_point::max()) << "not started: nothing to wait for";
   h.start();
-  EXPECT_EQ(h.s.next_wakeup(), t0 + 3000ms) << "connecting: the attempt deadline";
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 2000ms) << "connecting: the attempt deadline";
   h.advance(1000ms);
   h.connect_ok();
-  EXPECT_EQ(h.s.next_wakeup(), t0 + 3000ms) << "handshaking: still the same attempt";
+  EXPECT_EQ(h.s.next_wakeup(), t0 + 2000ms) << "handshaking: still the same attempt";
   h.take_wire();
   h.advance(500ms);
   h.feed(connect_response_frame(6000));

@@ -69,7 +69,7 @@ struct client_options {
   // (maxClientCnxns) end the wait earlier, with client_errc::closed_before_handshake (client::async_connect).
   std::chrono::milliseconds connect_timeout{0};
   // Per host attempt (TCP connect plus handshake) before the next host is tried. 0: the engine's default,
-  // max(session timeout / number of hosts, 250 ms).
+  // max(min(session timeout / number of hosts, session timeout / 3), 250 ms) (docs/protocol.md#session-timers).
   std::chrono::milliseconds host_connect_timeout{0};
   // Shuffle the host list once (then round-robin). `seed` makes the shuffle and the reconnect jitter
   // deterministic (tests); 0 picks a random seed.

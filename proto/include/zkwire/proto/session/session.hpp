@@ -23,7 +23,8 @@
 //   ping                when nothing was sent for T/3 (so an idle session is kept alive and the read timeout sees
 //                       the server's answer well before 2T/3)
 //   connect timeout     per host attempt, TCP connect plus handshake: config.connect_timeout, by default
-//                       max(T / number of hosts, 250 ms)
+//                       max(min(T / number of hosts, T/3), 250 ms): a handshake never answered leaves time for
+//                       another attempt before the server expires the session
 //   reconnect pacing    the first attempt after a disconnect goes at once to the next host; once every host was
 //                       tried in a row without success, the next round waits a random 0..1000 ms (seeded jitter)
 //   surely expired      no byte was written to any server for T + one second: the server cannot have kept the
@@ -121,7 +122,7 @@ struct session_config {
   std::size_t host_count = 1;  // the driver owns the addresses; the engine picks indices 0..host_count-1
   std::string chroot;          // "" or a valid path such as "/app"; "/" means none
   std::chrono::milliseconds session_timeout{10000};           // requested; the server clamps it
-  std::chrono::milliseconds connect_timeout{0};               // per host attempt; 0: max(T / host_count, 250 ms)
+  std::chrono::milliseconds connect_timeout{0};               // per host attempt; 0: max(min(T / hosts, T/3), 250 ms)
   bool can_be_read_only = false;                              // sent as the ConnectRequest readOnly byte
   bool shuffle_hosts = true;                                  // shuffle the host order once (seeded), then round-robin
   std::uint64_t seed = 0;                                     // for the shuffle and the reconnect jitter; 0: random
