@@ -55,6 +55,14 @@ struct outcome {
   sim_time at{0};
 };
 
+// Notes, the first time only, that `who` (process 0's lock or participant) holds or leads on `session` while process
+// 0's client runs another one: on a session its client has given up.
+void note_old_session(std::string& violation, world& w, const char* who, bool holding, std::int64_t session) {
+  if (!violation.empty() || !holding || session == w.client(0).session_id()) return;
+  violation = cat(who, " on session 0x", std::hex, session, " while its client runs 0x", w.client(0).session_id(),
+                  std::dec, " (at ", w.now().count(), " ms)");
+}
+
 // Seed 12: an outage of the authentication provider ends process 0's session on the client side (auth_failed)
 // while the server keeps it; the application starts a new session at once. A reader waiting behind a writer heard
 // of the session's end only through its watch's final delivery; it went on, listed on the NEW session, found its
@@ -95,11 +103,8 @@ TEST(pinned_story, WaiterAcquireEndsWithTheSessionItsWatchReports) {
   std::string violation;
   // The old session lives at the server until about 3.5 s: the story must play out before.
   s.run(sim_time{3000}, [&] {
-    if (violation.empty() && reader.state() == recipes::lock_state::held &&
-        reader.session_id() != w.client(0).session_id()) {
-      violation = cat("the reader holds on session 0x", std::hex, reader.session_id(), " while its client runs 0x",
-                      w.client(0).session_id(), std::dec, " (at ", w.now().count(), " ms)");
-    }
+    note_old_session(violation, w, "the reader holds", reader.state() == recipes::lock_state::held,
+                     reader.session_id());
   });
   ASSERT_TRUE(wrote.ec.has_value() && !*wrote.ec) << "the writer never held: the story did not start";
   ASSERT_NE(first_session, 0);
@@ -256,11 +261,8 @@ TEST(pinned_story, WaiterWokenAsItsSessionEndsDoesNotHoldOnTheOldSessionsNode) {
   std::string violation;
   // The old session lives at the server until about 4.4 s (3 s after the credential reached it).
   s.run(sim_time{4000}, [&] {
-    if (violation.empty() && waiter.state() == recipes::lock_state::held &&
-        waiter.session_id() != w.client(0).session_id()) {
-      violation = cat("the waiter holds on session 0x", std::hex, waiter.session_id(), " while its client runs 0x",
-                      w.client(0).session_id(), std::dec, " (at ", w.now().count(), " ms)");
-    }
+    note_old_session(violation, w, "the waiter holds", waiter.state() == recipes::lock_state::held,
+                     waiter.session_id());
   });
   ASSERT_TRUE(held.ec.has_value() && !*held.ec) << "the holder never held: the story did not start";
   ASSERT_TRUE(change.renewed) << "process 0 never heard of auth_failed: the story did not happen\n" << w.log().text();
@@ -278,16 +280,11 @@ TEST(pinned_story, CandidateWokenAsItsSessionEndsDoesNotLeadOnTheOldSessionsNode
   recipes::election leader(w.client(1), "/election", recipes::election_options::with_id("p1"));
   recipes::election candidate(w.client(0), "/election", recipes::election_options::with_id("p0"));
   std::string violation;
-  const auto check = [&](const char* when) {
-    if (violation.empty() && candidate.state() == recipes::election_state::leader &&
-        candidate.session_id() != w.client(0).session_id()) {
-      violation =
-          cat("the candidate leads (", when, ") on session 0x", std::hex, candidate.session_id(),
-              " while its client runs 0x", w.client(0).session_id(), std::dec, " (at ", w.now().count(), " ms)");
-    }
+  const auto check = [&](const char* who) {
+    note_old_session(violation, w, who, candidate.state() == recipes::election_state::leader, candidate.session_id());
   };
   candidate.set_listener([&](const recipes::leadership_event& e) {
-    if (e.change == recipes::leadership_change::gained) check("gained");
+    if (e.change == recipes::leadership_change::gained) check("the candidate gained leadership");
   });
   outcome led;
   s.at(sim_time{50}, 1, [&] { leader.async_await_leadership([&](std::error_code ec) { led.ec = ec; }); });
@@ -295,7 +292,7 @@ TEST(pinned_story, CandidateWokenAsItsSessionEndsDoesNotLeadOnTheOldSessionsNode
   session_change change;
   end_session_behind_a_deletion(
       s, sim_time{1000}, [&] { leader.async_leave([](std::error_code) {}); }, change);
-  s.run(sim_time{8000}, [&] { check("state"); });
+  s.run(sim_time{8000}, [&] { check("the candidate leads"); });
   ASSERT_TRUE(led.ec.has_value() && !*led.ec) << "process 1 never led: the story did not start";
   ASSERT_TRUE(change.renewed) << "process 0 never heard of auth_failed: the story did not happen\n" << w.log().text();
   ASSERT_NE(w.client(0).session_id(), change.first) << "the application never got its new session";
