@@ -159,7 +159,9 @@ TEST_F(election_fault_test, NeverLeadsOnANodeOfAnotherSession) {
     co_await e.async_leave(use_awaitable);
   }());
   for (const auto& ev : events) {
-    if (ev.change == leadership_change::gained) EXPECT_NE(ev.fencing_token, impostor_token);
+    if (ev.change == leadership_change::gained) {
+      EXPECT_NE(ev.fencing_token, impostor_token);
+    }
   }
   EXPECT_EQ(events.size(), 4U);  // gained, lost, gained on a node of its own, lost (left)
 }

@@ -145,7 +145,9 @@ TEST_F(election_test, LeadsInTurnThroughRelinquishAndLeave) {
   EXPECT_TRUE(log.tokens_grow);
   // Every leadership ended by its own participant: relinquished.
   for (const auto& e : log.events) {
-    if (e.event.change == leadership_change::lost) EXPECT_EQ(e.event.reason, lock_errc::relinquished) << e.who;
+    if (e.event.change == leadership_change::lost) {
+      EXPECT_EQ(e.event.reason, lock_errc::relinquished) << e.who;
+    }
   }
   EXPECT_EQ(log.leaders, 0);
 }

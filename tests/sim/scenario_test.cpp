@@ -14,6 +14,7 @@
 
 #include "text.hpp"
 #include "world.hpp"
+#include "zkwire/recipes/election.hpp"
 #include "zkwire/recipes/lock.hpp"
 
 namespace zkwire::sim {
@@ -53,6 +54,14 @@ struct outcome {
   std::optional<std::error_code> ec;  // set once the operation completed
   sim_time at{0};
 };
+
+// Notes, the first time only, that `who` (process 0's lock or participant) holds or leads on `session` while process
+// 0's client runs another one: on a session its client has given up.
+void note_old_session(std::string& violation, world& w, const char* who, bool holding, std::int64_t session) {
+  if (!violation.empty() || !holding || session == w.client(0).session_id()) return;
+  violation = cat(who, " on session 0x", std::hex, session, " while its client runs 0x", w.client(0).session_id(),
+                  std::dec, " (at ", w.now().count(), " ms)");
+}
 
 // Seed 12: an outage of the authentication provider ends process 0's session on the client side (auth_failed)
 // while the server keeps it; the application starts a new session at once. A reader waiting behind a writer heard
@@ -94,11 +103,8 @@ TEST(pinned_story, WaiterAcquireEndsWithTheSessionItsWatchReports) {
   std::string violation;
   // The old session lives at the server until about 3.5 s: the story must play out before.
   s.run(sim_time{3000}, [&] {
-    if (violation.empty() && reader.state() == recipes::lock_state::held &&
-        reader.session_id() != w.client(0).session_id()) {
-      violation = cat("the reader holds on session 0x", std::hex, reader.session_id(), " while its client runs 0x",
-                      w.client(0).session_id(), std::dec, " (at ", w.now().count(), " ms)");
-    }
+    note_old_session(violation, w, "the reader holds", reader.state() == recipes::lock_state::held,
+                     reader.session_id());
   });
   ASSERT_TRUE(wrote.ec.has_value() && !*wrote.ec) << "the writer never held: the story did not start";
   ASSERT_NE(first_session, 0);
@@ -193,6 +199,107 @@ TEST(pinned_story, NodeRecreatedAtOurPathByAnotherSessionIsNotHeldAgain) {
   ASSERT_TRUE(replaced.has_value() && !*replaced) << "the node was not replaced: the story did not happen";
   EXPECT_TRUE(violation.empty()) << violation << "\n" << w.log().text();
   EXPECT_EQ(l.state(), recipes::lock_state::lost);
+}
+
+// The window of the two stories below, which no seeded schedule reaches: a waiter woken by its blocker's deletion
+// goes on on a NEW session of its client while the server still keeps the OLD session, and the waiter's node with
+// it. Process 0 waits next in line behind process 1's node, on a path slowed by 300 ms each way. At `at` its
+// application reads a node, and 50 ms later sends a credential that the authentication provider, down, refuses; in
+// between process 1 deletes its node (`free_blocker`). Process 0 is paused from `at` + 100 ms until the three answers
+// are there, so it reads them at once, in the server's order: the read's reply, the NodeDeleted event, the
+// AUTHFAILED. The client then runs their handlers in that order, its state already auth_failed: the application's
+// handler sees the session ended (client::state(), as a lock_keeper looks before it acquires again) and starts a new
+// one; the waiter's watch fired before the session ended (no final delivery tells it of the end, so the seed-12 fix
+// cannot), and it lists on the new session. The server keeps the old session until it expires (3 s after the
+// credential reached it), so that listing shows the waiter's old node first: only acquire.cpp's
+// node_of_current_session() keeps it from holding, or leading, on it. No other order reaches that check: a waiter
+// woken before its client hears of the end lists on the old session (the listing fails with the session), and one
+// woken after gets the end as its watch's final delivery.
+struct session_change {
+  std::int64_t first = 0;  // process 0's session before
+  bool renewed = false;    // the application started a new one
+};
+
+void end_session_behind_a_deletion(story& s, sim_time at, std::function<void()> free_blocker, session_change& out) {
+  auto& w = s.w();
+  s.at(at - sim_time{10}, std::nullopt, [&w, at] {
+    w.zk().auth_outage(w.now() + sim_time{60000});
+    w.net().slow(0, sim_time{300}, at + sim_time{1000});
+  });
+  s.at(at, 0, [&w, &out] {
+    out.first = w.client(0).session_id();
+    w.client(0).async_get("/", [&w, &out](std::error_code, const get_result&) {
+      auto& c = w.client(0);
+      if (c.state() != proto::session_state::auth_failed || out.renewed) return;
+      out.renewed = true;
+      w.zk().auth_outage(w.now());  // the provider is back
+      c.async_new_session([](std::error_code) {});
+    });
+  });
+  s.at(at + sim_time{50}, 0, [&w] { w.client(0).async_add_auth("ext", "process 0", [](std::error_code) {}); });
+  s.at(at + sim_time{100}, std::nullopt, [&w, at] { w.pause(0, at + sim_time{900}); });
+  s.at(at + sim_time{320}, 1, std::move(free_blocker));
+}
+
+TEST(pinned_story, WaiterWokenAsItsSessionEndsDoesNotHoldOnTheOldSessionsNode) {
+  story s;
+  auto& w = s.w();
+  recipes::lock holder(w.client(1), "/locks/x");
+  recipes::lock waiter(w.client(0), "/locks/x");
+  outcome held;
+  outcome waited;
+  s.at(sim_time{50}, 1, [&] { holder.async_acquire(milliseconds(-1), [&](std::error_code ec) { held.ec = ec; }); });
+  s.at(sim_time{200}, 0, [&] {
+    waiter.async_acquire(milliseconds(-1), [&](std::error_code ec) {
+      waited.ec = ec;
+      waited.at = w.now();
+    });
+  });
+  session_change change;
+  end_session_behind_a_deletion(
+      s, sim_time{1000}, [&] { holder.async_release([](std::error_code) {}); }, change);
+  std::string violation;
+  // The old session lives at the server until about 4.4 s (3 s after the credential reached it).
+  s.run(sim_time{4000}, [&] {
+    note_old_session(violation, w, "the waiter holds", waiter.state() == recipes::lock_state::held,
+                     waiter.session_id());
+  });
+  ASSERT_TRUE(held.ec.has_value() && !*held.ec) << "the holder never held: the story did not start";
+  ASSERT_TRUE(change.renewed) << "process 0 never heard of auth_failed: the story did not happen\n" << w.log().text();
+  ASSERT_NE(w.client(0).session_id(), change.first) << "the application never got its new session";
+  EXPECT_TRUE(violation.empty()) << violation << "\n" << w.log().text();
+  ASSERT_TRUE(waited.ec.has_value()) << "the waiter's acquire never ended\n" << w.log().text();
+  EXPECT_EQ(*waited.ec, recipes::lock_errc::session_changed) << waited.ec->message() << "\n" << w.log().text();
+}
+
+// The same window for a participant of the election (rejoin on, the default): it must not lead on its old session's
+// node; it joins again on the new session, and leads there once its old node is gone.
+TEST(pinned_story, CandidateWokenAsItsSessionEndsDoesNotLeadOnTheOldSessionsNode) {
+  story s;
+  auto& w = s.w();
+  recipes::election leader(w.client(1), "/election", recipes::election_options::with_id("p1"));
+  recipes::election candidate(w.client(0), "/election", recipes::election_options::with_id("p0"));
+  std::string violation;
+  const auto check = [&](const char* who) {
+    note_old_session(violation, w, who, candidate.state() == recipes::election_state::leader, candidate.session_id());
+  };
+  candidate.set_listener([&](const recipes::leadership_event& e) {
+    if (e.change == recipes::leadership_change::gained) check("the candidate gained leadership");
+  });
+  outcome led;
+  s.at(sim_time{50}, 1, [&] { leader.async_await_leadership([&](std::error_code ec) { led.ec = ec; }); });
+  s.at(sim_time{200}, 0, [&] { candidate.async_join([](std::error_code) {}); });
+  session_change change;
+  end_session_behind_a_deletion(
+      s, sim_time{1000}, [&] { leader.async_leave([](std::error_code) {}); }, change);
+  s.run(sim_time{8000}, [&] { check("the candidate leads"); });
+  ASSERT_TRUE(led.ec.has_value() && !*led.ec) << "process 1 never led: the story did not start";
+  ASSERT_TRUE(change.renewed) << "process 0 never heard of auth_failed: the story did not happen\n" << w.log().text();
+  ASSERT_NE(w.client(0).session_id(), change.first) << "the application never got its new session";
+  EXPECT_TRUE(violation.empty()) << violation << "\n" << w.log().text();
+  EXPECT_EQ(candidate.state(), recipes::election_state::leader) << "the candidate did not lead on its new session\n"
+                                                                << w.log().text();
+  EXPECT_EQ(candidate.session_id(), w.client(0).session_id());
 }
 
 }  // namespace
