@@ -139,6 +139,12 @@ void handoff(const config& cfg, threaded_client& a, threaded_client& b, std::vec
   struct on_exit {
     std::array<threaded_client*, 2>& clients;
     std::array<std::unique_ptr<timed_participant>, 2>& sides;
+    on_exit(std::array<threaded_client*, 2>& c, std::array<std::unique_ptr<timed_participant>, 2>& s)
+        : clients(c), sides(s) {}
+    on_exit(const on_exit&) = delete;
+    on_exit& operator=(const on_exit&) = delete;
+    on_exit(on_exit&&) = delete;
+    on_exit& operator=(on_exit&&) = delete;
     ~on_exit() {
       for (std::size_t i = 0; i < 2; ++i) {
         try {

@@ -5,7 +5,7 @@ Curator's LeaderLatch (bench/CuratorElectionBench.java), on the same server, int
 Usage: /usr/bin/python3 bench/election_compare.py --bench build/bin/zkwire_election_bench -s HOST:PORT [-n N]
                                                   [--rounds R] [--kills K] [--session-ms MS] [--selector]
                                                   [--zkwire build/bin/zkwire] [--naming latch|lock|kazoo]
-                                                  [--baseline OTHER/zkwire_election_bench]
+                                                  [--baseline LABEL=OTHER/zkwire_election_bench]...
 
 Two figures for each side, in each round, the sides taking turns in an order that rotates from round to round:
   handoff   two participants, each with a session of its own (and threads of its own: zkwire's bench runs each
@@ -22,8 +22,8 @@ Two figures for each side, in each round, the sides taking turns in an order tha
             can notice a killed process but the server's expiry of its session, so this is bounded below by the
             session timeout (--session-ms, default 2000, both sides) and reported with it subtracted as well. K
             samples per side per round (default 2).
-With --selector, Curator's LeaderSelector's handoff is measured too (a third column); with --baseline, another
-build's zkwire_election_bench (e.g. before a change) takes its turn as one more side. With --zkwire, `zkwire bench
+With --selector, Curator's LeaderSelector's handoff is measured too (a third column); with --baseline (repeatable),
+another build's zkwire_election_bench (e.g. before a change) takes its turn as one more side, shown as LABEL. With --zkwire, `zkwire bench
 --ops get` gives a round trip on the same server, for scale.
 
 Curator: bench/CuratorElectionBench.java is compiled with javac (default-jdk-headless) into a temporary directory
@@ -129,7 +129,8 @@ def main():
     parser.add_argument("--selector", action="store_true")
     parser.add_argument("--zkwire", help="the zkwire CLI, for a get's round trip on the same server")
     parser.add_argument("--naming", default="latch", choices=["latch", "lock", "kazoo"])
-    parser.add_argument("--baseline", help="another build's zkwire_election_bench, measured as one more side")
+    parser.add_argument("--baseline", action="append", default=[], metavar="LABEL=BENCH",
+                        help="another build's zkwire_election_bench, measured as one more side (repeatable)")
     args = parser.parse_args()
     work_dir = tempfile.mkdtemp(prefix="zkwire-election-compare.")
     try:
@@ -141,9 +142,10 @@ def main():
 
 def run(args, curator):
     warmup = max(1, args.n // 3)
-    sides = ["zkwire", "latch"] + (["baseline"] if args.baseline else []) + (["selector"] if args.selector else [])
-    names = {"zkwire": "zkwire", "latch": "Curator LeaderLatch", "baseline": "zkwire baseline",
-             "selector": "Curator LeaderSelector"}
+    baselines = dict(b.split("=", 1) for b in args.baseline)
+    sides = ["zkwire", "latch"] + list(baselines) + (["selector"] if args.selector else [])
+    names = {"zkwire": "zkwire", "latch": "Curator LeaderLatch", "selector": "Curator LeaderSelector"}
+    names.update({label: label for label in baselines})
     handoff = {side: [] for side in sides}
     notified = {side: [] for side in sides}
     after = {side: [] for side in sides}
@@ -151,8 +153,8 @@ def run(args, curator):
     gets = []
 
     def measure_handoff(side):
-        if side in ("zkwire", "baseline"):
-            return zkwire_handoff(args.bench if side == "zkwire" else args.baseline, args.servers, args.n, warmup,
+        if side == "zkwire" or side in baselines:
+            return zkwire_handoff(args.bench if side == "zkwire" else baselines[side], args.servers, args.n, warmup,
                                   args.naming)
         return curator_handoff(curator, args.servers, side, args.n, 300, 20)
 
@@ -188,14 +190,15 @@ def run(args, curator):
     print()
     others = [side for side in sides if side not in ("zkwire", "latch")]
     header = "| figure | zkwire | Curator LeaderLatch |" + "".join(f" {names[o]} |" for o in others) + \
-        " zkwire / LeaderLatch |" + "".join(f" {names[o]} / LeaderLatch |" for o in others if o == "baseline")
+        " zkwire / LeaderLatch |" + "".join(f" {names[o]} / LeaderLatch |" for o in others if o in baselines)
     print(header)
     print("|---" + "|---:" * (header.count("|") - 2) + "|")
 
     def ratio_cells(series):
         cells = [spread([z / c for z, c in zip(series["zkwire"], series["latch"])])]
-        if "baseline" in others:
-            cells.append(spread([z / c for z, c in zip(series["baseline"], series["latch"])]))
+        for o in others:
+            if o in baselines:
+                cells.append(spread([z / c for z, c in zip(series[o], series["latch"])]))
         return cells
 
     for title, series in (("handoff after a clean exit, p50 (µs)", handoff),
@@ -204,8 +207,9 @@ def run(args, curator):
         if not series["zkwire"] or not series["latch"]:
             continue
         cells = [spread(series[side], "{:.0f}") for side in ["zkwire", "latch"] + others]
+        # a baseline built before the split has the whole only
         print(f"| {title} | " + " | ".join(cells) + " | " + " | ".join(ratio_cells(series)) + " |")
-    blanks = [""] * (len(others) + (1 if "baseline" in others else 0))
+    blanks = [""] * (len(others) + len(baselines))
     z_kill, c_kill = kills["zkwire"], kills["latch"]
     if z_kill and c_kill:
         cells = [spread(z_kill, "{:.0f}"), spread(c_kill, "{:.0f}")] + blanks[:len(others)]

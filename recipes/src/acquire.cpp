@@ -298,7 +298,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
     // A small capture (the client keeps one callback per waiter): the task, and which of its watches this is.
-    const std::uint64_t serial = ++watch_serial_;
+    const std::uint32_t serial = ++watch_serial_;
     watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
       if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
@@ -332,7 +332,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     co_return std::error_code{};
   }
 
-  void on_blocker_event(std::uint64_t serial, const watch_event& e) {
+  void on_blocker_event(std::uint32_t serial, const watch_event& e) {
     if (serial == watch_serial_) {
       watch_fired_ = true;
       if (!e.error && e.type == event_type::node_deleted) {
@@ -341,7 +341,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         // NodeChildrenChanged, and any earlier change of the directory fired the listing's child watch before this
         // (the client delivers replies, events and state changes in the server's order). Not after a state change:
         // the events a reconnect replays come data watches first.
-        deleted_first_ = !listing_changed_ && self_->link()->state_changes == listing_state_changes_;
+        deleted_first_ = !listing_changed_ && state_changes() == listing_state_changes_;
       }
     }
     if (is_session_fatal(e.error)) session_end_ = e.error;
@@ -355,10 +355,14 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   // the listing changed at its first event of any kind. Only the latest listing's watch counts.
   watch_callback listing_watch() {
     listing_changed_ = false;
-    listing_state_changes_ = self_->link()->state_changes;
+    listing_state_changes_ = state_changes();
     return [weak_task = weak_from_this(), serial = ++listing_serial_](const watch_event&) {
       if (auto task = weak_task.lock(); task && task->listing_serial_ == serial) task->listing_changed_ = true;
     };
+  }
+
+  [[nodiscard]] std::uint32_t state_changes() const noexcept {
+    return static_cast<std::uint32_t>(self_->link()->state_changes);
   }
 
   void forget_node() {
@@ -377,20 +381,24 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   // The last blocker watched ("" before the first), the serial of that watch (each watch takes the next one), and
   // whether it has fired (or was never armed).
   std::string watched_;
-  std::uint64_t watch_serial_ = 0;
-  bool watch_fired_ = false;
-  bool parked_ = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
+  // Serials are 32 bits, flags one bit each: every lock waiter carries them, and a waiter's bytes are counted
+  // (README.md's 2 KiB). Only a serial's equality counts, and no acquire sets 2^32 watches.
+  std::uint32_t watch_serial_ = 0;
+  // An election's listings only (listing_watch): the latest one's child watch's serial, and the link's state changes
+  // (their low 32 bits: 2^32 of them while one waits do not happen) when it was sent.
+  std::uint32_t listing_serial_ = 0;
+  std::uint32_t listing_state_changes_ = 0;
+  bool watch_fired_ : 1 = false;
+  bool parked_ : 1 = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
   // The last listing showed the watched blocker as the only contender that keeps us from holding, and the blocker
   // has since been deleted (its watch fired with NodeDeleted, or it was gone when we set the watch).
-  bool next_in_line_ = false;
-  bool blocker_deleted_ = false;
-  // An election's listings only (listing_watch): the serial of the latest one's child watch, the link's state
-  // changes when it was sent, whether that watch has fired, and whether the blocker's deletion came first, before
-  // any other change of the directory since that listing (the listing minus the blocker is then the directory).
-  std::uint64_t listing_serial_ = 0;
-  std::uint64_t listing_state_changes_ = 0;
-  bool listing_changed_ = true;
-  bool deleted_first_ = false;
+  bool next_in_line_ : 1 = false;
+  bool blocker_deleted_ : 1 = false;
+  // An election's listings only: whether the latest one's child watch has fired, and whether the blocker's deletion
+  // came first, before any other change of the directory since that listing (the listing minus the blocker is then
+  // the directory).
+  bool listing_changed_ : 1 = true;
+  bool deleted_first_ : 1 = false;
 };
 
 }  // namespace
