@@ -8,8 +8,11 @@
 //       from the call that ends the leadership (LeaderLatch.close(); for a selector, letting takeLeadership return)
 //       to the moment the other participant's code is told it leads (LeaderLatchListener.isLeader; the start of
 //       takeLeadership). After each handoff the participant that left joins again and gets SETTLE_MS untimed to
-//       queue (create its node, list, watch its predecessor), so that every handoff starts from a settled queue.
-//       Prints {"count":N,"p50_us":X,"p99_us":X,"mean_us":X}.
+//       queue (create its node, list, watch its predecessor), so that every handoff starts from a settled queue; the
+//       follower's client also watches the leader's node (checkExists) to note when the notification of its
+//       deletion arrives. Prints three JSON lines {"op":OP,"count":N,"p50_us":X,"p99_us":X,"mean_us":X}: handoff
+//       (the whole), notified (leave -> the follower's client hears of the deletion) and after_notified (that ->
+//       told), as bench/election_bench.cpp does.
 //   java CuratorElectionBench SERVERS participant latch|selector PATH SESSION_MS
 //       One participant with a session of SESSION_MS: prints "joined" once its node exists, then "leader NS" when it
 //       is told it leads (NS: System.nanoTime, CLOCK_MONOTONIC on Linux, which the script reads too), and stays
@@ -26,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -33,6 +37,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.Watcher;
 
 public final class CuratorElectionBench {
   private CuratorElectionBench() {}
@@ -172,29 +177,63 @@ public final class CuratorElectionBench {
     return sorted.get(Math.min(rank, sorted.size()) - 1);
   }
 
+  // The leader's node: with two participants queued, the child with the smaller sequence number (the text after
+  // the last '-', as both recipes order them).
+  private static String leaderNode(CuratorFramework client, String path) throws Exception {
+    List<String> children = client.getChildren().forPath(path);
+    children.sort((x, y) -> x.substring(x.lastIndexOf('-') + 1).compareTo(y.substring(y.lastIndexOf('-') + 1)));
+    return path + "/" + children.get(0);
+  }
+
+  private static void print(String op, List<Double> samples) {
+    Collections.sort(samples);
+    double sum = 0;
+    for (double s : samples) sum += s;
+    System.out.println(String.format(Locale.ROOT,
+        "{\"op\":\"%s\",\"count\":%d,\"p50_us\":%.3f,\"p99_us\":%.3f,\"mean_us\":%.3f}", op, samples.size(),
+        percentile(samples, 50), percentile(samples, 99), samples.isEmpty() ? 0.0 : sum / samples.size()));
+  }
+
   private static void handoff(String servers, String recipe, int count, int warmup, int settleMs) throws Exception {
     String path = "/curator-election-bench-" + UUID.randomUUID().toString().substring(0, 8);
     CuratorFramework a = connect(servers, 10000);
     CuratorFramework b = connect(servers, 10000);
     try {
+      CuratorFramework[] clients = {a, b};
       Participant[] sides = {make(recipe, a, path), make(recipe, b, path)};
       sides[0].join();
       sides[0].led();
       int leader = 0;
       boolean selector = recipe.equals("selector");
       sides[1].join();
-      List<Double> samples = new ArrayList<>(count);
+      List<Double> whole = new ArrayList<>(count);
+      List<Double> notifiedSamples = new ArrayList<>(count);
+      List<Double> after = new ArrayList<>(count);
       for (int i = 0; i < warmup + count; ++i) {
         Participant current = sides[leader];
         Participant next = sides[1 - leader];
         // The follower is queued (its node made, its predecessor watched) before the leader leaves.
         long settleUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settleMs);
         while (!next.queued()) Thread.sleep(1);
+        // The follower's client hears of the leader node's deletion through a watch of its own too.
+        AtomicLong notified = new AtomicLong();
+        Watcher onDeleted = event -> {
+          if (event.getType() == Watcher.Event.EventType.NodeDeleted) notified.set(System.nanoTime());
+        };
+        if (clients[1 - leader].checkExists().usingWatcher(onDeleted).forPath(leaderNode(clients[1 - leader], path))
+            == null) {
+          throw new IllegalStateException("the leader's node is not there to watch");
+        }
         while (System.nanoTime() < settleUntil) Thread.sleep(1);
         long start = System.nanoTime();
         current.leave();
         long led = next.led();
-        if (i >= warmup) samples.add((led - start) / 1e3);
+        while (notified.get() == 0) Thread.sleep(0, 100000);
+        if (i >= warmup) {
+          whole.add((led - start) / 1e3);
+          notifiedSamples.add((notified.get() - start) / 1e3);
+          after.add((led - notified.get()) / 1e3);
+        }
         if (!selector) current.join();  // a selector queues again by itself (autoRequeue)
         leader = 1 - leader;
       }
@@ -203,12 +242,9 @@ public final class CuratorElectionBench {
         if (p instanceof Latch) ((Latch) p).leave();
       }
       a.delete().deletingChildrenIfNeeded().forPath(path);
-      Collections.sort(samples);
-      double sum = 0;
-      for (double s : samples) sum += s;
-      System.out.println(String.format(Locale.ROOT, "{\"count\":%d,\"p50_us\":%.3f,\"p99_us\":%.3f,\"mean_us\":%.3f}",
-          samples.size(), percentile(samples, 50), percentile(samples, 99),
-          samples.isEmpty() ? 0.0 : sum / samples.size()));
+      print("handoff", whole);
+      print("notified", notifiedSamples);
+      print("after_notified", after);
     } finally {
       a.close();
       b.close();

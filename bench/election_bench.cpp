@@ -2,11 +2,16 @@
 // (bench/CuratorElectionBench.java is Curator's, timed the same way).
 //
 //   zkwire_election_bench -s HOST:PORT handoff [-n COUNT] [--warmup W] [--settle MS] [--naming latch|lock|kazoo]
-//       Two participants, each on a client (session) of its own, on one election path: the leader relinquishes
-//       (deletes its node and queues again at the back), the other one leads, and so on, COUNT times after W untimed
-//       ones. Timed: from the relinquish call to the moment the other participant's listener hears `gained` (where an
-//       application starts leading). Before each handoff the follower is queued and gets MS (default 20) untimed to
-//       settle (its listing and watch done). Prints {"op":"handoff","count":N,"p50_us":X,"p99_us":X,"mean_us":X}.
+//       Two participants, each on a client (session) of its own with a thread of its own (as each of Curator's
+//       clients has its own threads): the leader leaves (async_leave: its node deleted), the other one leads, the
+//       one that left joins again behind it, and so on, COUNT times after W untimed ones. Timed, on the leader's
+//       thread from the call that leaves (Curator: LeaderLatch.close()) to the moment the other participant's
+//       listener hears `gained` (where an application starts leading); joining again comes after that, untimed, on
+//       both sides. Before each handoff the follower is queued and gets MS (default 20) untimed to settle (its
+//       listing and watch done), and its client watches the leader's node (exists) to note when the notification
+//       of its deletion arrives. Prints three JSON lines {"op":OP,"count":N,"p50_us":X,"p99_us":X,"mean_us":X}:
+//       handoff (the whole), notified (leave -> the follower's client hears of the deletion: the delete's commit
+//       and the notification) and after_notified (that -> `gained`: the recipe's own requests and work).
 //   zkwire_election_bench -s HOST:PORT participant PATH SESSION_MS [--naming latch|lock|kazoo]
 //       One participant with a session of SESSION_MS: prints "joined" once its node is queued, then "leader NS" when
 //       its listener hears `gained` (NS: steady_clock, CLOCK_MONOTONIC, which the script reads too), and stays until
@@ -19,17 +24,21 @@
 
 #include <array>
 #include <asio/co_spawn.hpp>
+#include <asio/executor_work_guard.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -65,11 +74,6 @@ asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
   co_await timer.async_wait(asio::use_awaitable);
 }
 
-// Waits until `pred` holds, looking every millisecond (the time measured is taken where it happens, not here).
-asio::awaitable<void> wait_until(const std::function<bool()>& pred) {
-  while (!pred()) co_await sleep_for(1ms);
-}
-
 zkwire::recipes::election_options options_for(const config& cfg, std::string id) {
   zkwire::recipes::election_options options;
   options.id = std::move(id);
@@ -77,78 +81,162 @@ zkwire::recipes::election_options options_for(const config& cfg, std::string id)
   return options;
 }
 
-// One participant whose listener notes when it was told it leads.
+// One participant whose listener notes when it was told it leads (on its client's thread; read by the driver).
 struct timed_participant {
   timed_participant(zkwire::client& c, const std::string& path, zkwire::recipes::election_options options)
       : e(c, path, std::move(options)) {
     e.set_listener([this](const zkwire::recipes::leadership_event& ev) {
       if (ev.change != zkwire::recipes::leadership_change::gained) return;
-      told = clock_type::now();
-      led = true;
+      told_ns.store(now_ns());
+      led.store(true);
     });
   }
+  static std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count();
+  }
   zkwire::recipes::election e;
-  clock_type::time_point told{};
-  bool led = false;
+  std::atomic<std::int64_t> told_ns{0};
+  std::atomic<bool> led{false};
 };
 
-asio::awaitable<void> handoff(const config& cfg, zkwire::client& a, zkwire::client& b, std::vector<double>& samples) {
+// A client with a thread of its own running its executor.
+struct threaded_client {
+  explicit threaded_client(const config& cfg) : c(io.get_executor(), client_options(cfg)) {
+    runner = std::thread([this] { io.run(); });
+  }
+  ~threaded_client() {
+    asio::post(io, [this] { c.async_close([this](std::error_code) { work.reset(); }); });
+    runner.join();
+  }
+  threaded_client(const threaded_client&) = delete;
+  threaded_client& operator=(const threaded_client&) = delete;
+  threaded_client(threaded_client&&) = delete;
+  threaded_client& operator=(threaded_client&&) = delete;
+
+  static zkwire::client_options client_options(const config& cfg) {
+    zkwire::client_options options;
+    options.connect_string = cfg.servers;
+    return options;
+  }
+  // Runs `f` (returning an awaitable) on this client's thread and waits for it (its exception rethrown here).
+  template <class F>
+  auto run(F f) {
+    return asio::co_spawn(io, std::move(f), asio::use_future).get();
+  }
+
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work = asio::make_work_guard(io);
+  zkwire::client c;
+  std::thread runner;
+};
+
+void handoff(const config& cfg, threaded_client& a, threaded_client& b, std::vector<double>& whole,
+             std::vector<double>& notified, std::vector<double>& after) {
   const std::string path = "/zkwire-election-bench-" + std::to_string(::getpid());
-  timed_participant first(a, path, options_for(cfg, "a"));
-  timed_participant second(b, path, options_for(cfg, "b"));
-  std::array<timed_participant*, 2> sides{&first, &second};
-  co_await first.e.async_await_leadership(asio::use_awaitable);
-  co_await second.e.async_join(asio::use_awaitable);
+  std::array<threaded_client*, 2> clients{&a, &b};
+  // Made, used and destroyed on their clients' threads (also when a step fails).
+  std::array<std::unique_ptr<timed_participant>, 2> sides;
+  struct on_exit {
+    std::array<threaded_client*, 2>& clients;
+    std::array<std::unique_ptr<timed_participant>, 2>& sides;
+    on_exit(std::array<threaded_client*, 2>& c, std::array<std::unique_ptr<timed_participant>, 2>& s)
+        : clients(c), sides(s) {}
+    on_exit(const on_exit&) = delete;
+    on_exit& operator=(const on_exit&) = delete;
+    on_exit(on_exit&&) = delete;
+    on_exit& operator=(on_exit&&) = delete;
+    ~on_exit() {
+      for (std::size_t i = 0; i < 2; ++i) {
+        try {
+          clients[i]->run([&, i]() -> asio::awaitable<void> {
+            sides[i].reset();
+            co_return;
+          });
+        } catch (...) {  // NOLINT(bugprone-empty-catch): the measurement failed already; the session's end cleans up
+        }
+      }
+    }
+  } destroy_sides{clients, sides};
+  for (std::size_t i = 0; i < 2; ++i) {
+    clients[i]->run([&, i]() -> asio::awaitable<void> {
+      sides[i] = std::make_unique<timed_participant>(clients[i]->c, path, options_for(cfg, i == 0 ? "a" : "b"));
+      co_return;
+    });
+  }
+  a.run([&]() -> asio::awaitable<void> { co_await sides[0]->e.async_await_leadership(asio::use_awaitable); });
+  b.run([&]() -> asio::awaitable<void> { co_await sides[1]->e.async_join(asio::use_awaitable); });
   std::size_t leader = 0;
   for (std::size_t i = 0; i < cfg.warmup + cfg.count; ++i) {
+    threaded_client& here = *clients[leader];
+    threaded_client& there = *clients[1 - leader];
     timed_participant& current = *sides[leader];
     timed_participant& next = *sides[1 - leader];
-    // The follower is queued (two participants listed) and settled before the leader steps down.
-    for (;;) {
-      auto [ec, listing] = co_await current.e.async_participants(asio::experimental::as_tuple(asio::use_awaitable));
-      if (ec) throw std::system_error(ec, "participants");
-      if (listing.size() == 2) break;
-      co_await sleep_for(1ms);
+    // The follower is queued (two participants listed) before the leader leaves.
+    const std::string leader_node = here.run([&]() -> asio::awaitable<std::string> {
+      for (;;) {
+        auto [ec, listing] = co_await current.e.async_participants(asio::experimental::as_tuple(asio::use_awaitable));
+        if (ec) throw std::system_error(ec, "participants");
+        if (listing.size() == 2) co_return current.e.node_path();
+        co_await sleep_for(1ms);
+      }
+    });
+    // The follower's client hears of the leader node's deletion through a watch of its own too: when it does is
+    // the notification's arrival (the election's watch on that node is older, so it is called first).
+    auto notified_ns = std::make_shared<std::atomic<std::int64_t>>(0);
+    there.run([&]() -> asio::awaitable<void> {
+      // Named, outside the co_await expression: GCC 12 destroys a temporary closure with captures made inside one
+      // twice (recipes/src/acquire.cpp says the same).
+      zkwire::watch_callback on_event = [notified_ns](const zkwire::watch_event& ev) {
+        if (ev.type == zkwire::event_type::node_deleted) notified_ns->store(timed_participant::now_ns());
+      };
+      auto look =
+          there.c.async_exists(leader_node, std::move(on_event), asio::experimental::as_tuple(asio::use_awaitable));
+      auto [ec, st] = co_await std::move(look);
+      if (ec || !st) throw std::runtime_error("the leader's node is not there to watch");
+    });
+    std::this_thread::sleep_for(cfg.settle);
+    next.led.store(false);
+    const std::int64_t start_ns = here.run([&]() -> asio::awaitable<std::int64_t> {
+      const std::int64_t at = timed_participant::now_ns();
+      co_await current.e.async_leave(asio::use_awaitable);
+      co_return at;
+    });
+    while (!next.led.load()) std::this_thread::sleep_for(100us);
+    while (notified_ns->load() == 0) std::this_thread::sleep_for(100us);
+    if (i >= cfg.warmup) {
+      const std::int64_t told = next.told_ns.load();
+      const std::int64_t heard = notified_ns->load();
+      whole.push_back(static_cast<double>(told - start_ns) / 1e3);
+      notified.push_back(static_cast<double>(heard - start_ns) / 1e3);
+      after.push_back(static_cast<double>(told - heard) / 1e3);
     }
-    co_await sleep_for(cfg.settle);
-    next.led = false;
-    const auto start = clock_type::now();
-    co_await current.e.async_relinquish(asio::use_awaitable);
-    co_await wait_until([&] { return next.led; });
-    if (i >= cfg.warmup) samples.push_back(std::chrono::duration<double, std::micro>(next.told - start).count());
+    // Back in the queue, untimed (Curator's side starts a new latch here).
+    here.run([&]() -> asio::awaitable<void> { co_await current.e.async_join(asio::use_awaitable); });
     leader = 1 - leader;
   }
-  co_await first.e.async_leave(asio::use_awaitable);
-  co_await second.e.async_leave(asio::use_awaitable);
-  auto [ec] = co_await a.async_remove(path, zkwire::any_version, asio::experimental::as_tuple(asio::use_awaitable));
-  (void)ec;  // a container the server may have reaped already
+  for (std::size_t i = 0; i < 2; ++i) {
+    clients[i]->run([&, i]() -> asio::awaitable<void> { co_await sides[i]->e.async_leave(asio::use_awaitable); });
+  }
+  a.run([&]() -> asio::awaitable<void> {
+    auto [ec] = co_await a.c.async_remove(path, zkwire::any_version, asio::experimental::as_tuple(asio::use_awaitable));
+    (void)ec;  // a container the server may have reaped already
+  });
 }
 
 int run_handoff(const config& cfg) {
-  asio::io_context io;
-  zkwire::client_options options;
-  options.connect_string = cfg.servers;
-  zkwire::client a(io.get_executor(), options);
-  zkwire::client b(io.get_executor(), options);
-  std::vector<double> samples;
-  std::exception_ptr failure;
-  bool done = false;
-  asio::co_spawn(io, handoff(cfg, a, b, samples), [&](std::exception_ptr e) {
-    failure = std::move(e);
-    done = true;
-    a.async_close([](std::error_code) {});
-    b.async_close([](std::error_code) {});
-  });
-  io.run();
-  if (!done) return fail("the loop stopped before the measurement ended");
-  if (failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      return fail(e.what());
-    }
+  std::vector<double> whole;
+  std::vector<double> notified;
+  std::vector<double> after;
+  try {
+    threaded_client a(cfg);
+    threaded_client b(cfg);
+    handoff(cfg, a, b, whole, notified, after);
+  } catch (const std::exception& e) {
+    return fail(e.what());
   }
-  zkwire::bench::print_samples("handoff", samples);
+  zkwire::bench::print_samples("handoff", whole);
+  zkwire::bench::print_samples("notified", notified);
+  zkwire::bench::print_samples("after_notified", after);
   return 0;
 }
 

@@ -147,19 +147,25 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         listed_zxid = created.zxid;
         continue;  // re-check abandonment before using the node
       }
-      if (!children && next_in_line_ && blocker_deleted_ && self_->may_grant_now()) {
+      if (!children && next_in_line_ && blocker_deleted_ && (self_->rule().sequence_order() || deleted_first_) &&
+          self_->may_grant_now()) {
         if (!node_of_current_session()) co_return make_error_code(lock_errc::session_changed);
-        // Our listing showed the blocker as the only contender that kept us from holding, and it is deleted. A node
-        // created since has a larger sequence number than ours, so nothing can have queued ahead of us: we hold,
-        // without listing again (with one waiter behind a holder, a handoff is then one delete and one
-        // notification). Whatever else changed is of nodes behind ours.
+        // Our listing showed the blocker as the only contender that kept us from holding, and it is deleted. In
+        // sequence order a node created since has a larger sequence number than ours, so nothing can have queued
+        // ahead of us; in an election's order (a peer's text order too) the listing's child watch showed that the
+        // deletion was the directory's first change since the listing, so the directory is that listing without
+        // the blocker, where we hold. Either way we hold without listing again (with one waiter behind a holder, a
+        // handoff is then one delete and one notification). Whatever changed later came after our turn.
         if (self_->grant(shared_attempt(), *node_, 0)) node_.reset();
         co_return std::error_code{};
       }
       if (!children) {
         client* c = live_client();
         if (c == nullptr) co_return make_error_code(client_error::closed);
-        auto listing = bounded([&](auto token) { return c->async_get_children(self_->directory(), std::move(token)); });
+        auto listing = bounded([&](auto token) {
+          if (self_->rule().sequence_order()) return c->async_get_children(self_->directory(), std::move(token));
+          return c->async_get_children(self_->directory(), listing_watch(), std::move(token));
+        });
         auto [ec, listed] = co_await std::move(listing);
         if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
         if (ec) {
@@ -196,7 +202,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
         co_return std::error_code{};
       }
       if (a()->limits.try_once) co_return make_error_code(lock_errc::timeout);
-      next_in_line_ = self_->rule().sequence_order() && pos.blocking == 1;
+      next_in_line_ = pos.holds_once_blocker_goes;
       if (auto ec = co_await wait_for(*pos.blocker)) co_return ec;
       if (parked_) co_return std::error_code{};
     }
@@ -234,7 +240,8 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     const bool listing = !self_->expects_quiet();
     if (listing) {
       auto pipelined = create_and_list(self_->link(), proto::child_path(self_->directory(), prefix_), self_->data(),
-                                       options, self_->directory(), remaining());
+                                       options, self_->directory(), remaining(),
+                                       self_->rule().sequence_order() ? watch_callback{} : listing_watch());
       r = co_await std::move(pipelined);
     } else if (client* c = live_client(); c == nullptr) {
       r.create_error = make_error_code(client_error::closed);
@@ -286,13 +293,14 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     // twice when it is created inside one (its weak_ptrs' counts then go wrong). Every co_await in the recipes
     // awaits a named awaitable for the same reason.
     // A small capture (the client keeps one callback per waiter): the task, and which of its watches this is.
-    const std::uint64_t serial = ++watch_serial_;
+    const std::uint32_t serial = ++watch_serial_;
     watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
       if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
     watched_ = proto::child_path(self_->directory(), blocker);
     watch_fired_ = false;
     blocker_deleted_ = false;
+    deleted_first_ = false;
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
@@ -302,7 +310,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     if (ec) watch_fired_ = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
     if (ec == server_error::no_node) {  // gone already: list again, or hold if it was the last one ahead
-      blocker_deleted_ = true;
+      blocker_deleted_ = true;  // not deleted_first_: the deletion fired the listing's child watch before this reply
       co_return std::error_code{};
     }
     if (is_connection_loss(ec)) {
@@ -319,16 +327,37 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     co_return std::error_code{};
   }
 
-  void on_blocker_event(std::uint64_t serial, const watch_event& e) {
+  void on_blocker_event(std::uint32_t serial, const watch_event& e) {
     if (serial == watch_serial_) {
       watch_fired_ = true;
-      if (!e.error && e.type == event_type::node_deleted) blocker_deleted_ = true;
+      if (!e.error && e.type == event_type::node_deleted) {
+        blocker_deleted_ = true;
+        // Judged now, as the event arrives: the server sends a deletion's NodeDeleted before the parent's
+        // NodeChildrenChanged, and any earlier change of the directory fired the listing's child watch before this
+        // (the client delivers replies, events and state changes in the server's order). Not after a state change:
+        // the events a reconnect replays come data watches first.
+        deleted_first_ = !listing_changed_ && state_changes() == listing_state_changes_;
+      }
     }
     if (is_session_fatal(e.error)) session_end_ = e.error;
     // data_watch_removed: another waiter of this client on the same blocker gave up and removed the client's
     // watches on it; list again (and watch again) like after a real change, but it is no wakeup by a release.
     if (!e.error && e.type != event_type::data_watch_removed) self_->count_wakeup();
     a()->wake.set();
+  }
+
+  // For an election's listing (a rule not in sequence order): the child watch it sets on the directory, which marks
+  // the listing changed at its first event of any kind. Only the latest listing's watch counts.
+  watch_callback listing_watch() {
+    listing_changed_ = false;
+    listing_state_changes_ = state_changes();
+    return [weak_task = weak_from_this(), serial = ++listing_serial_](const watch_event&) {
+      if (auto task = weak_task.lock(); task && task->listing_serial_ == serial) task->listing_changed_ = true;
+    };
+  }
+
+  [[nodiscard]] std::uint32_t state_changes() const noexcept {
+    return static_cast<std::uint32_t>(self_->link()->state_changes);
   }
 
   void forget_node() {
@@ -347,13 +376,24 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   // The last blocker watched ("" before the first), the serial of that watch (each watch takes the next one), and
   // whether it has fired (or was never armed).
   std::string watched_;
-  std::uint64_t watch_serial_ = 0;
-  bool watch_fired_ = false;
-  bool parked_ = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
+  // Serials are 32 bits, flags one bit each: every lock waiter carries them, and a waiter's bytes are counted
+  // (README.md's 2 KiB). Only a serial's equality counts, and no acquire sets 2^32 watches.
+  std::uint32_t watch_serial_ = 0;
+  // An election's listings only (listing_watch): the latest one's child watch's serial, and the link's state changes
+  // (their low 32 bits: 2^32 of them while one waits do not happen) when it was sent.
+  std::uint32_t listing_serial_ = 0;
+  std::uint32_t listing_state_changes_ = 0;
+  bool watch_fired_ : 1 = false;
+  bool parked_ : 1 = false;  // waiting for a()->wake: the coroutines end, the wakeup starts run() again
   // The last listing showed the watched blocker as the only contender that keeps us from holding, and the blocker
   // has since been deleted (its watch fired with NodeDeleted, or it was gone when we set the watch).
-  bool next_in_line_ = false;
-  bool blocker_deleted_ = false;
+  bool next_in_line_ : 1 = false;
+  bool blocker_deleted_ : 1 = false;
+  // An election's listings only: whether the latest one's child watch has fired, and whether the blocker's deletion
+  // came first, before any other change of the directory since that listing (the listing minus the blocker is then
+  // the directory).
+  bool listing_changed_ : 1 = true;
+  bool deleted_first_ : 1 = false;
 };
 
 }  // namespace

@@ -25,12 +25,13 @@ link_ptr shared_link(client& c) {
   // A client closed already never calls an observer again: it gets a link that is gone, and no observer that would
   // stay registered for nothing.
   if (c.state() == session_state::closed) {
-    return std::make_shared<client_link>(client_link{&c, true, c.get_executor(), c.clock()});
+    return std::make_shared<client_link>(client_link{&c, true, c.get_executor(), c.clock(), 0});
   }
   std::erase_if(links, [](const auto& entry) { return entry.second.expired(); });
-  auto link = std::make_shared<client_link>(client_link{&c, false, c.get_executor(), c.clock()});
+  auto link = std::make_shared<client_link>(client_link{&c, false, c.get_executor(), c.clock(), 0});
   // The observer keeps the link alive as long as the client: the registry's entry lives while the client does.
   c.add_state_observer([link](const state_event& e) {
+    ++link->state_changes;
     // A closed client (closed session, or the client object being destroyed) must not be touched again.
     if (e.to == session_state::closed) link->gone = true;
   });
@@ -145,7 +146,8 @@ asio::awaitable<std::error_code> ensure_directory(link_ptr link, std::string dir
 
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
                                                         create_options options, std::string directory,
-                                                        std::optional<std::chrono::nanoseconds> timeout) {
+                                                        std::optional<std::chrono::nanoseconds> timeout,
+                                                        watch_callback on_children) {
   // The create completes into shared state (its callback may outlive this coroutine); the listing is awaited. The
   // session answers in order, so the create's reply has normally been handled by then: no timer, no extra hop.
   struct join {
@@ -171,8 +173,15 @@ asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::stri
   } else {
     c->async_create(std::move(path), std::move(data), options, std::move(on_created));
   }
-  auto listing = timeout ? c->async_get_children(std::move(directory), with_timeout(*timeout, tuple_awaitable))
-                         : c->async_get_children(std::move(directory), tuple_awaitable);
+  auto listing = [&] {
+    if (on_children) {
+      return timeout ? c->async_get_children(std::move(directory), std::move(on_children),
+                                             with_timeout(*timeout, tuple_awaitable))
+                     : c->async_get_children(std::move(directory), std::move(on_children), tuple_awaitable);
+    }
+    return timeout ? c->async_get_children(std::move(directory), with_timeout(*timeout, tuple_awaitable))
+                   : c->async_get_children(std::move(directory), tuple_awaitable);
+  }();
   std::tie(state->result.list_error, state->result.listed) = co_await std::move(listing);
   if (!state->created) {
     state->waiting.emplace(co_await asio::this_coro::executor);

@@ -8,6 +8,7 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/use_awaitable.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,10 @@ struct client_link {
   bool gone = false;
   asio::any_io_executor executor;
   std::shared_ptr<zkwire::clock> clock;
+  // Session state changes seen (connection lost, reconnected, ...), counted by the link's observer as the client
+  // delivers them: in order with replies and watch events. An acquire that relies on the order of watch events
+  // (acquire.cpp) checks that none came in between, since the events a reconnect replays come in another order.
+  std::uint64_t state_changes = 0;
   [[nodiscard]] client* get() const noexcept { return gone ? nullptr : target; }
 };
 using link_ptr = std::shared_ptr<client_link>;
@@ -89,9 +94,11 @@ struct create_and_list_result {
 
 // Sends the create and a getChildren of `directory` back to back (one round trip: the session applies them in
 // order, so the list includes the new node) and waits for both replies. `timeout`: both requests' deadline
-// (zkwire::with_timeout); nullopt: the client's request_timeout.
+// (zkwire::with_timeout); nullopt: the client's request_timeout. `on_children`: if set, the getChildren sets a child
+// watch that calls it.
 asio::awaitable<create_and_list_result> create_and_list(link_ptr link, std::string path, std::string data,
                                                         create_options options, std::string directory,
-                                                        std::optional<std::chrono::nanoseconds> timeout);
+                                                        std::optional<std::chrono::nanoseconds> timeout,
+                                                        watch_callback on_children = {});
 
 }  // namespace zkwire::recipes::detail

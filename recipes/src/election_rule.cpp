@@ -1,6 +1,8 @@
 // The election's queue rules (queue_rule.hpp): our node names by naming, and election_order.hpp's decision.
 
 #include <array>
+#include <string>
+#include <vector>
 
 #include "queue_rule.hpp"
 
@@ -22,6 +24,16 @@ class election_queue_rule final : public queue_rule {
     p.ahead = d.ahead;
     p.blocking = d.ahead;
     p.blocker = std::move(d.wait_for);
+    // Whether we would lead on this listing without the blocker (only worth a decision when at most the blocker is
+    // ahead in sequence order: with more, rule 2 keeps us waiting anyway).
+    if (p.blocker && d.ahead <= 1) {
+      std::vector<std::string> without;
+      without.reserve(children.size());
+      for (const auto& child : children) {
+        if (child != *p.blocker) without.push_back(child);
+      }
+      p.holds_once_blocker_goes = decide_leadership(format_, without, ours).leads;
+    }
     return p;
   }
   [[nodiscard]] bool sequence_order() const noexcept override { return false; }

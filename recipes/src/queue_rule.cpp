@@ -22,6 +22,7 @@ position find_lock_position(const std::vector<node_name>& sorted, std::string_vi
       const bool read = kind == lock_kind::read;
       p.blocker = read ? previous_non_reader : previous;
       p.blocking = read ? non_readers : p.ahead;
+      p.holds_once_blocker_goes = p.blocking == 1;  // the blocker is the only contender that keeps us waiting
       return p;
     }
     previous = n.name;

@@ -22,6 +22,9 @@ struct position {
   std::size_t blocking = 0;            // contenders before ours that keep us from holding (the blocker among them)
   bool last = false;                   // no contender after ours
   std::optional<std::string> blocker;  // the child to watch; none: we hold
+  // The same listing without the blocker would let us hold. What that is worth depends on the rule's order
+  // (sequence_order()): see there.
+  bool holds_once_blocker_goes = false;
 };
 
 // The lock's rule on a sorted listing (sort_in_lock_order): exclusive and write wait for the contender right before
@@ -47,7 +50,9 @@ class queue_rule {
   // Whether the order is the sequence order alone, so that no node created after ours can come before it. Then the
   // acquire may hold without listing again when the only blocker its last listing showed is deleted, and may skip
   // the listing a zxid proves unneeded (acquire.cpp). The election's rules also follow a peer's text order, where a
-  // later node can come first: they list every time.
+  // later node (a foreign sibling, a wrapped sequence number) can come first: their listings set a child watch on
+  // the directory, and the acquire holds without listing again only when that watch shows the blocker's deletion
+  // was the directory's only change since the listing (acquire.cpp, docs/design.md#leader-election).
   [[nodiscard]] virtual bool sequence_order() const noexcept = 0;
 };
 

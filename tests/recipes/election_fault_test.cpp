@@ -2,11 +2,14 @@
 // reports the loss (by the safety margin, before the expiry lets another participant lead), joins again in a new
 // session behind the new leader and leads later with a larger token; a candidate whose session expires joins
 // again; a node of another session at our node's path is never led on; a lost create reply is recovered with
-// exactly one node.
+// exactly one node; the next in line leads on its predecessor's deletion without listing again, but lists again
+// when its connection was lost meanwhile (the events a reconnect replays come in another order).
 
 #include <gtest/gtest.h>
 
 #include <asio/io_context.hpp>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +37,12 @@ using namespace std::chrono_literals;
 class election_fault_test : public test::proxied_directory_test {
  protected:
   election_fault_test() : proxied_directory_test("election") {}
+  // Counts the listings of the election directory that pass the proxy.
+  [[nodiscard]] std::function<std::uint64_t()> listing_counter() {
+    const auto rule = proxy_->add_rule("request op=getChildren2 path=" + dir_ + " action=pass");
+    EXPECT_TRUE(rule.has_value());
+    return [this, rule] { return rule ? proxy_->counters(*rule)->matched : 0; };
+  }
 };
 
 TEST_F(election_fault_test, ALeaderCutOffPastExpiryReportsTheLossFirstAndLeadsAgainLater) {
@@ -188,6 +197,54 @@ TEST_F(election_fault_test, LostCreateRepliesAreRecoveredWithExactlyOneNode) {
     proxy.remove_rule(*rule);
   }
   EXPECT_EQ(c->session_id(), session);  // every node was adopted, none recreated in another session
+}
+
+TEST_F(election_fault_test, TheNextInLineLeadsWithoutListingAgain) {
+  const auto listed = listing_counter();
+  auto c = test::new_client(io_, proxy_->address());
+  election leader(*admin_, dir_, election_options::with_id("leader"));
+  election next(*c, dir_, election_options::with_id("next"));
+  run_co(io_, [&]() -> asio::awaitable<void> {
+    co_await leader.async_await_leadership(10s, use_awaitable);
+    co_await next.async_join(use_awaitable);
+    co_await test::settle(*c);
+    EXPECT_EQ(listed(), 1U);
+    const std::int64_t token = leader.fencing_token();
+    co_await leader.async_leave(use_awaitable);
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.has_leadership(); }));
+    EXPECT_GT(next.fencing_token(), token);
+    EXPECT_EQ(listed(), 1U) << "listed again after the only participant ahead left";
+    co_await next.async_leave(use_awaitable);
+  }());
+}
+
+TEST_F(election_fault_test, AfterAReconnectTheNextInLineListsAgain) {
+  const auto listed = listing_counter();
+  auto c = test::new_client(io_, proxy_->address());
+  election leader(*admin_, dir_, election_options::with_id("leader"));
+  election next(*c, dir_, election_options::with_id("next"));
+  run_co(io_, [&]() -> asio::awaitable<void> {
+    co_await leader.async_await_leadership(10s, use_awaitable);
+    co_await next.async_join(use_awaitable);
+    co_await test::settle(*c);
+    EXPECT_EQ(listed(), 1U);
+    // Cut off, the next in line misses a sibling that LeaderLatch's order puts first (the whole name "0" sorts
+    // before any "latch-" sequence number) and the leader's leaving. On the reconnect the server replays what its
+    // watches missed, the leader node's NodeDeleted before the directory's NodeChildrenChanged.
+    const auto refused = proxy_->refuse_connections(60s);
+    proxy_->cut_connections(faults::cut_kind::rst);
+    auto sibling = co_await admin_->async_create(dir_ + "/0", "", use_awaitable);
+    co_await leader.async_leave(use_awaitable);
+    proxy_->remove_rule(refused);
+    // The replayed deletion woke it (the positive signal), and what it sent in turn has been answered.
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.metrics()->snapshot().wakeups >= 1; }));
+    co_await test::settle(*c);
+    EXPECT_EQ(next.state(), election_state::candidate) << "led on the replayed deletion alone";
+    EXPECT_EQ(listed(), 2U);
+    co_await admin_->async_remove(sibling.path, any_version, use_awaitable);
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.has_leadership(); }));
+    co_await next.async_leave(use_awaitable);
+  }());
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The election recipe (recipes/election.hpp) against a real server: leadership in turn through relinquish and
 // leave, awaiting with a time limit or a cancellation that leaves no node, the peers' node names and ids, the
-// participants listing without joining, waiting behind a contender of another naming, a node deleted by someone
-// else, the loss signals and guarded writes, metrics, and the blocking form. A log fed by every participant's
-// listener checks that at most one leads at a time and that tokens only grow.
+// participants listing without joining, waiting behind a contender of another naming, a sibling made while the
+// next in line waits, a node deleted by someone else, the loss signals and guarded writes, metrics, and the blocking
+// form. A log fed by every participant's listener checks that at most one leads at a time and that tokens only grow.
 
 #include <gtest/gtest.h>
 
@@ -286,6 +286,31 @@ TEST_F(election_test, WaitsBehindAContenderOfAnotherNaming) {
     ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return z.has_leadership(); }));
     EXPECT_GT(z.fencing_token(), kazoo.stat.czxid);
     co_await z.async_leave(use_awaitable);
+  }());
+}
+
+// The next in line leads on its predecessor's deletion without listing again only when its listing's child watch
+// shows the directory unchanged since that listing. Here a sibling that LeaderLatch's order puts first (the whole
+// name "0" sorts before any "latch-" sequence number) appears after the listing: the participant must list again,
+// see it, and wait for it rather than lead on the notification.
+TEST_F(election_test, ASiblingMadeAfterTheListingIsSeenWhenTheLeaderLeaves) {
+  auto leader_client = new_client();
+  auto next_client = new_client();
+  election leader(*leader_client, dir_, election_options::with_id("leader"));
+  election next(*next_client, dir_, election_options::with_id("next"));
+  run_co(io_, [&]() -> asio::awaitable<void> {
+    co_await leader.async_await_leadership(use_awaitable);
+    co_await next.async_join(use_awaitable);
+    co_await test::settle(*next_client);  // its listing and its watch on the leader's node are done
+    auto sibling = co_await admin_->async_create(dir_ + "/0", "", use_awaitable);
+    co_await leader.async_leave(use_awaitable);
+    // The deletion woke it (the positive signal), and what it sent in turn has been answered.
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.metrics()->snapshot().wakeups >= 1; }));
+    co_await test::settle(*next_client);
+    EXPECT_EQ(next.state(), election_state::candidate);
+    co_await admin_->async_remove(sibling.path, any_version, use_awaitable);
+    ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.has_leadership(); }));
+    co_await next.async_leave(use_awaitable);
   }());
 }
 
