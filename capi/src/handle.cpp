@@ -61,7 +61,10 @@ void run_completions(zhandle_t* zh) {
 
 int check_handle(const zhandle_t* zh) noexcept {
   if (zh == nullptr) return ZBADARGUMENTS;
-  if (zh->closing || zh->unrecoverable) return ZINVALIDSTATE;
+  // A call racing zookeeper_close (a watcher calling back into the handle while the application closes it) gets
+  // what the C client gives a request that close cut short: ZCLOSING, not a state error.
+  if (zh->closing) return ZCLOSING;
+  if (zh->unrecoverable) return ZINVALIDSTATE;
   return ZOK;
 }
 

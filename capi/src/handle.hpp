@@ -119,7 +119,8 @@ void run_locked(zhandle_t* zh, Work&& work) {
 // Queues `work` for the completion thread.
 inline void deliver(zhandle_t* zh, std::function<void()> work) { zh->completions.push(std::move(work)); }
 
-// ZBADARGUMENTS for a NULL handle, ZINVALIDSTATE once the handle closes or its session ended, else ZOK.
+// ZBADARGUMENTS for a NULL handle, ZCLOSING once zookeeper_close began, ZINVALIDSTATE once the session ended, else
+// ZOK.
 int check_handle(const zhandle_t* zh) noexcept;
 // ZOK for a path ZooKeeper accepts (with `sequential`, a prefix of one), else ZBADARGUMENTS.
 int check_path(const char* path, bool sequential = false) noexcept;

@@ -157,8 +157,8 @@ void launch_sync(zhandle_t* zh, std::string path, sink<none> out) {
 
 int check_remove_watches(zhandle_t* zh, const char* path, ZooWatcherType type, bool local) {
   if (zh == nullptr) return ZBADARGUMENTS;
-  // A local removal needs no session, as in the C client; a closing handle has no client any more.
-  if (const int rc = check_handle(zh); rc != ZOK && !(local && rc == ZINVALIDSTATE && !zh->closing)) return rc;
+  // A local removal needs no session, as in the C client; a closing handle (ZCLOSING) has no client any more.
+  if (const int rc = check_handle(zh); rc != ZOK && !(local && rc == ZINVALIDSTATE)) return rc;
   if (const int rc = check_path(path)) return rc;
   if (type != ZWATCHTYPE_CHILD && type != ZWATCHTYPE_DATA && type != ZWATCHTYPE_ANY) return ZBADARGUMENTS;
   return ZOK;

@@ -317,7 +317,12 @@ static void oversize_multi(void) {
   CT_CHECK_RC(zoo_aexists(zh, "/", 0, on_stat, &after), ZOK);
   check_completion("zoo_aexists before the multi", &before, ZOK, CT_WAIT_MS);
   check_completion("zoo_amulti of 1.5 MB", &multi, expected, CT_WAIT_MS);
-  check_completion("zoo_aexists after the multi", &after, is_debian() ? ZCONNECTIONLOSS : ZOK, CT_WAIT_MS);
+  /* On Debian's library the call after the multi loses its connection with it, unless its I/O thread had already
+   * seen the server close and reconnected by the time the call was queued (seen once on a busy machine): then it
+   * goes out on the new connection and succeeds. */
+  CT_CHECK(ct_latch_wait(&after.done, 1, 2 * CT_WAIT_MS));
+  const int after_expected = is_debian() && after.rc != ZOK ? ZCONNECTIONLOSS : ZOK;
+  check_completion("zoo_aexists after the multi", &after, after_expected, CT_WAIT_MS);
   int results_as_multi = 1;
   for (int i = 0; i < OPS; ++i) results_as_multi &= results[i].err == expected;
   CT_CHECK(results_as_multi);

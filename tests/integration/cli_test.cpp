@@ -389,17 +389,18 @@ TEST_F(cli_test, WatchSeesAChangeMadeByAnotherCommand) {
 TEST_F(cli_test, WatchPrintsSessionChangesWithoutCountingThem) {
   const std::string node = make_root() + "/s";
   ASSERT_EQ(zk({"create", node}).status, 0);
-  auto watcher = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "10000", "watch", "--mode", "persistent", "-n",
-                        "1", "--timeout", "60", node});
+  auto watcher = start({ZKWIRE_CLI_PATH, "-s", connect_string(), "-t", "20000", "watch", "--mode", "persistent", "-n",
+                        "1", "--timeout", "90", node});
   ASSERT_TRUE(test::eventually([&] { return cluster().four_letter(0, "wchp").find(node) != std::string::npos; },
                                std::chrono::seconds(30), "the server holding the persistent watch"));
   // Frozen until the client has noticed (its read timeout, 2/3 of the session timeout, prints Disconnected), but
-  // not for the whole session timeout: the client then resumes the session once the server runs again. 8 s is
-  // past the read timeout (6.7 s at the latest) and short of the session timeout (10 s).
+  // not for the whole session timeout: the client then resumes the session once the server runs again. 16 s is
+  // past the read timeout (13.3 s at the latest) and short of the session timeout (20 s), with seconds to spare on
+  // both sides for a busy machine (with 10 s and 8 s, a sanitized CLI beside other tests missed the 1.3 s margin).
   cluster().pause(0);
-  const auto disconnected =
-      test::eventually([&] { return watcher.out().find("Disconnected") != std::string::npos; }, std::chrono::seconds(8),
-                       "the watch command printing Disconnected", [&] { return watcher.out(); });
+  const auto disconnected = test::eventually([&] { return watcher.out().find("Disconnected") != std::string::npos; },
+                                             std::chrono::seconds(16), "the watch command printing Disconnected",
+                                             [&] { return watcher.out(); });
   cluster().resume(0);
   ASSERT_TRUE(disconnected);
   EXPECT_TRUE(change_until_reported(watcher, node));
