@@ -43,6 +43,14 @@ class election_fault_test : public test::proxied_directory_test {
     EXPECT_TRUE(rule.has_value());
     return [this, rule] { return rule ? proxy_->counters(*rule)->matched : 0; };
   }
+  // `leader` leads, then `next` (on client `c`, through the proxy) joins and waits behind it after one listing.
+  static asio::awaitable<void> queue_behind(election& leader, election& next, client& c,
+                                            const std::function<std::uint64_t()>& listed) {
+    co_await leader.async_await_leadership(10s, use_awaitable);
+    co_await next.async_join(use_awaitable);
+    co_await test::settle(c);
+    EXPECT_EQ(listed(), 1U);
+  }
 };
 
 TEST_F(election_fault_test, ALeaderCutOffPastExpiryReportsTheLossFirstAndLeadsAgainLater) {
@@ -205,10 +213,7 @@ TEST_F(election_fault_test, TheNextInLineLeadsWithoutListingAgain) {
   election leader(*admin_, dir_, election_options::with_id("leader"));
   election next(*c, dir_, election_options::with_id("next"));
   run_co(io_, [&]() -> asio::awaitable<void> {
-    co_await leader.async_await_leadership(10s, use_awaitable);
-    co_await next.async_join(use_awaitable);
-    co_await test::settle(*c);
-    EXPECT_EQ(listed(), 1U);
+    co_await queue_behind(leader, next, *c, listed);
     const std::int64_t token = leader.fencing_token();
     co_await leader.async_leave(use_awaitable);
     ZKWIRE_CO_ASSERT(co_await test::co_eventually([&] { return next.has_leadership(); }));
@@ -224,10 +229,7 @@ TEST_F(election_fault_test, AfterAReconnectTheNextInLineListsAgain) {
   election leader(*admin_, dir_, election_options::with_id("leader"));
   election next(*c, dir_, election_options::with_id("next"));
   run_co(io_, [&]() -> asio::awaitable<void> {
-    co_await leader.async_await_leadership(10s, use_awaitable);
-    co_await next.async_join(use_awaitable);
-    co_await test::settle(*c);
-    EXPECT_EQ(listed(), 1U);
+    co_await queue_behind(leader, next, *c, listed);
     // Cut off, the next in line misses a sibling that LeaderLatch's order puts first (the whole name "0" sorts
     // before any "latch-" sequence number) and the leader's leaving. On the reconnect the server replays what its
     // watches missed, the leader node's NodeDeleted before the directory's NodeChildrenChanged.
