@@ -304,8 +304,9 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
-    const std::string path = proto::child_path(self_->directory(), blocker);
-    auto watched_get = bounded([&](auto token) { return c->async_get(path, std::move(on_change), std::move(token)); });
+    std::string path = proto::child_path(self_->directory(), blocker);
+    auto watched_get =
+        bounded([&](auto token) { return c->async_get(std::move(path), std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
     if (ec) watch_fired_ = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
