@@ -2,6 +2,7 @@
 
 #include <asio/post.hpp>
 #include <utility>
+#include <variant>
 
 namespace zkwire::detail {
 
@@ -13,13 +14,29 @@ proto::watcher_id watch_callbacks::add(watch_registration registration) {
     }
   }
   const proto::watcher_id id = next_++;
-  if (registration.key) keys_.emplace(*registration.key, id);
-  entries_.emplace(id, entry{std::move(registration.callback), std::move(registration.state), registration.key, 1});
+  entry e;
+  e.in_flight = 1;
+  if (!registration.callback && registration.state) {
+    e.target = std::move(registration.state);
+  } else {
+    e.target = std::move(registration.callback);
+  }
+  if (registration.key) {
+    keys_.emplace(*registration.key, id);
+    key_of_.emplace(id, *registration.key);
+    e.keyed = true;
+  }
+  entries_.emplace(id, std::move(e));
   return id;
 }
 
 void watch_callbacks::erase(std::map<proto::watcher_id, entry>::iterator it) {
-  if (it->second.key) keys_.erase(*it->second.key);
+  if (it->second.keyed) {
+    if (auto key = key_of_.find(it->first); key != key_of_.end()) {
+      keys_.erase(key->second);
+      key_of_.erase(key);
+    }
+  }
   entries_.erase(it);
 }
 
@@ -35,12 +52,12 @@ proto::watcher_id watch_callbacks::find(const watcher_key& key) const {
 }
 
 void watch_callbacks::notify(entry& e, const watch_event& event, bool post) {
-  if (e.callback) {
-    e.callback(event);
-  } else if (e.state) {
-    e.state->event = event;
-    if (e.state->waiter) {
-      auto waiter = std::move(e.state->waiter);
+  if (auto* callback = std::get_if<watch_callback>(&e.target)) {
+    if (*callback) (*callback)(event);
+  } else if (const auto& state = std::get<std::shared_ptr<watch_state>>(e.target)) {
+    state->event = event;
+    if (state->waiter) {
+      auto waiter = std::move(state->waiter);
       waiter->deliver(event.error, event, post);
     }
   }
@@ -64,10 +81,11 @@ void watch_callbacks::end_all(const asio::any_io_executor& executor, const watch
   auto all = std::move(entries_);
   entries_.clear();
   keys_.clear();
+  key_of_.clear();
   idle_.clear();
   for (auto& [id, e] : all) {
-    if (e.callback) {
-      asio::post(executor, [callback = std::move(e.callback), event] { callback(event); });
+    if (auto* callback = std::get_if<watch_callback>(&e.target); callback != nullptr && *callback) {
+      asio::post(executor, [callback = std::move(*callback), event] { callback(event); });
     } else {
       notify(e, event, true);
     }

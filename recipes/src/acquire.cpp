@@ -93,7 +93,7 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     // A blocker watch that never fired would stay registered (in the client and the server) as long as that
     // contender holds: a try-lock loop against a long-held lock would grow without bound. Remove it.
     if (!watched_.empty() && !watch_fired_) {
-      auto remove = remove_data_watches(self_->link(), watched_);
+      auto remove = remove_data_watches(self_->link(), proto::child_path(self_->directory(), watched_));
       co_await std::move(remove);
     }
   }
@@ -297,15 +297,16 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
     watch_callback on_change = [weak_task = weak_from_this(), serial](const watch_event& e) {
       if (auto task = weak_task.lock()) task->on_blocker_event(serial, e);
     };
-    watched_ = proto::child_path(self_->directory(), blocker);
+    watched_ = blocker;
     watch_fired_ = false;
     blocker_deleted_ = false;
     deleted_first_ = false;
     // Bounded like the other requests. Should it time out after the server registered the watch, the session engine
     // removes that watch from the server when the late reply arrives (docs/protocol.md#deadlines), so a try-lock
     // loop cannot grow the server's watch table.
+    std::string path = proto::child_path(self_->directory(), blocker);
     auto watched_get =
-        bounded([&](auto token) { return c->async_get(watched_, std::move(on_change), std::move(token)); });
+        bounded([&](auto token) { return c->async_get(std::move(path), std::move(on_change), std::move(token)); });
     auto [ec, unused] = co_await std::move(watched_get);
     if (ec) watch_fired_ = true;  // not armed
     if (out_of_time(ec)) co_return make_error_code(lock_errc::timeout);
@@ -373,8 +374,9 @@ class acquire_task : public attempt, public std::enable_shared_from_this<acquire
   // The acquire ends with it: the client may already run a new session, and our node belongs to the old one, which
   // the server may keep alive until it expires (after auth_failed it does).
   std::error_code session_end_;
-  // The last blocker watched ("" before the first), the serial of that watch (each watch takes the next one), and
-  // whether it has fired (or was never armed).
+  // The name of the last blocker watched ("" before the first), the serial of that watch (each watch takes the next
+  // one), and whether it has fired (or was never armed). The name, not the path: the session engine keeps the path
+  // of every watch already, and a waiter's bytes are counted (README.md's 2 KiB).
   std::string watched_;
   // Serials are 32 bits, flags one bit each: every lock waiter carries them, and a waiter's bytes are counted
   // (README.md's 2 KiB). Only a serial's equality counts, and no acquire sets 2^32 watches.

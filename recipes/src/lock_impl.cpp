@@ -41,13 +41,19 @@ std::shared_ptr<const std::string> shared_data(std::string data) {
 lock_impl::lock_impl(client& c, std::string directory, lock_kind kind, lock_options options, const queue_rule* rule)
     : hold_monitor(c, options.safety_margin),
       directory_(std::move(directory)),
-      kind_(kind),
       rule_(rule != nullptr ? rule : &lock_rule(options.name_format, kind)),
+      kind_(kind),
       reentrant_(options.reentrant),
       data_(shared_data(std::move(options.data))),
       acl_(shared_acl(std::move(options.acl))),
-      guids_(std::move(options.guids)),
-      metrics_(std::move(options.metrics), clock(), directory_, kind_) {}
+      metrics_(std::move(options.metrics), clock(), directory_, kind_) {
+  if (options.guids.is_seeded()) rare().guids = std::move(options.guids);
+}
+
+const guid_source& lock_impl::guids() const noexcept {
+  static const guid_source random_source;  // the default: no state of its own
+  return rare_ ? rare_->guids : random_source;
+}
 
 // --- acquire ---
 
@@ -156,8 +162,8 @@ void lock_impl::watch_own_node(std::uint64_t generation) {
         }
         if (is_revoke_request(r.data) && r.stat.mzxid != self->revocation_seen_mzxid_) {
           self->revocation_seen_mzxid_ = r.stat.mzxid;
-          if (self->revocation_) {
-            const auto handler = *self->revocation_;
+          if (self->rare_ && self->rare_->revocation) {
+            const auto handler = self->rare_->revocation;  // a copy: the handler may replace itself
             handler(r.data);
           }
         }
@@ -296,8 +302,10 @@ void lock_impl::abandon() noexcept {
       start_release(make_completion<>([](std::error_code) {}, executor()));
     }
     listener_ = nullptr;
-    revocation_ = nullptr;
-    enqueued_ = nullptr;
+    if (rare_) {
+      rare_->revocation = nullptr;
+      rare_->enqueued = nullptr;
+    }
   } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; the session's end cleans up
   }
 }

@@ -92,12 +92,12 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   // A listing after our node was created showed `ahead` contenders before it (the first one of an acquire counts).
   void count_enqueued(std::size_t ahead) {
     metrics_.enqueued(ahead);
-    if (enqueued_) (*enqueued_)();
+    if (rare_ && rare_->enqueued) rare_->enqueued();
   }
   // Called at every listing of an acquire that found our node in the queue (an election completes its join there);
   // {} removes it.
   void set_enqueued_handler(std::function<void()> handler) {
-    enqueued_ = handler ? std::make_unique<std::function<void()>>(std::move(handler)) : nullptr;
+    if (handler || rare_) rare().enqueued = std::move(handler);
   }
   // Whether the next create goes without its listing: the last release may have left the directory in a state
   // known exactly, and the last time that was checked it was. A create that guessed wrong lists on its own, one
@@ -116,7 +116,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   [[nodiscard]] lock_kind kind() const noexcept { return kind_; }
   // What the acquire needs of lock_options (the rest is in hold_monitor and metrics_recorder).
   [[nodiscard]] const queue_rule& rule() const noexcept { return *rule_; }
-  [[nodiscard]] const guid_source& guids() const noexcept { return guids_; }
+  [[nodiscard]] const guid_source& guids() const noexcept;
   [[nodiscard]] const std::string& data() const noexcept { return *data_; }
   [[nodiscard]] const std::vector<zkwire::acl>& acl() const noexcept { return *acl_; }
   [[nodiscard]] std::size_t hold_count() const noexcept { return holds_; }
@@ -127,7 +127,7 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   [[nodiscard]] std::uint64_t grant_id() const noexcept { return grant_id_; }
   [[nodiscard]] bool busy() const noexcept { return holds_ > 0 || current_ != nullptr; }
   void set_revocation_handler(revocation_handler handler) {
-    revocation_ = handler ? std::make_unique<revocation_handler>(std::move(handler)) : nullptr;
+    if (handler || rare_) rare().revocation = std::move(handler);
   }
   asio::cancellation_slot lost_slot() noexcept { return lost_signal_.slot(); }
   void link_sibling(const std::shared_ptr<lock_impl>& sibling) { sibling_ = sibling; }
@@ -142,16 +142,29 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
                                             std::uint64_t release_id);
   void watch_own_node(std::uint64_t generation);
 
+  // What most lock objects never set, behind one pointer (a waiting lock is one of possibly thousands, and its
+  // bytes are counted: README.md's 2 KiB): a seeded guid source, the revocation handler, an election's enqueued
+  // handler.
+  struct rarely_set {
+    guid_source guids;
+    revocation_handler revocation;
+    std::function<void()> enqueued;
+  };
+  rarely_set& rare() {
+    if (!rare_) rare_ = std::make_unique<rarely_set>();
+    return *rare_;
+  }
+
   std::string directory_;
-  lock_kind kind_;
   // lock_options, each kept once (a waiting lock is one of possibly thousands); the ACL and the data are shared
   // between the lock objects that use the defaults.
   const queue_rule* rule_;  // a singleton (queue_rule.hpp)
+  lock_kind kind_;
   bool reentrant_;
-  bool own_watch_armed_ = false;  // here, not with the hold's state below: one word for the flags
+  bool own_watch_armed_ = false;  // here, not with the hold's state below: one word for the flags and the kind
   std::shared_ptr<const std::string> data_;
   std::shared_ptr<const std::vector<zkwire::acl>> acl_;
-  guid_source guids_;  // empty (the default random source) unless seeded
+  std::unique_ptr<rarely_set> rare_;  // null until one of them is set
   std::weak_ptr<lock_impl> sibling_;
 
   std::size_t holds_ = 0;
@@ -171,8 +184,6 @@ class lock_impl : public std::enable_shared_from_this<lock_impl>, public hold_mo
   waiter_map releases_;
   waiter_map lost_waiters_;
   asio::cancellation_signal lost_signal_;
-  std::unique_ptr<revocation_handler> revocation_;   // a pointer: most lock objects have none
-  std::unique_ptr<std::function<void()>> enqueued_;  // likewise
   std::uint64_t next_id_ = 1;
   std::uint64_t wakeups_ = 0;
   std::uint64_t grant_id_ = 0;

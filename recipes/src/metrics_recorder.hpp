@@ -3,6 +3,9 @@
 // points of its life where an event happens (lock_metrics.hpp, "What is counted"). It keeps the times the
 // durations are measured from, on the client's clock. One per lock object; used on the client's executor only.
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,12 +34,12 @@ class metrics_recorder {
   // An acquire call starts waiting.
   void acquire_started() {
     since_ = clock_.now();
-    queue_position_.reset();
+    queue_position_ = no_position;
   }
   // The first listing after our node was created showed `ahead` contenders before it.
   void enqueued(std::size_t ahead) {
-    if (queue_position_) return;
-    queue_position_ = ahead;
+    if (queue_position_ != no_position) return;
+    queue_position_ = static_cast<std::uint32_t>(std::min<std::size_t>(ahead, no_position - 1));
     own_->record_enqueued(ahead);
     if (shared_) shared_->record_enqueued(ahead);
   }
@@ -44,7 +47,7 @@ class metrics_recorder {
   void acquire_ended(std::error_code ec) {
     const auto now = clock_.now();
     lock_metric_record r = make(lock_metric_event::acquired, now - since_);
-    r.queue_position = queue_position_;
+    if (queue_position_ != no_position) r.queue_position = queue_position_;
     if (!ec) {
       since_ = now;
     } else if (ec == lock_errc::timeout) {
@@ -90,10 +93,14 @@ class metrics_recorder {
   std::shared_ptr<lock_metrics> shared_;
   const zkwire::clock& clock_;
   const std::string& directory_;
-  lock_kind kind_;
   // The acquire call's start while acquiring, the grant's while holding (an object never does both at once).
   proto::time_point since_{};
-  std::optional<std::size_t> queue_position_;
+  // The current acquire's first position in the queue, no_position before it is known: 32 bits beside the kind
+  // (one word; every waiting lock has a recorder, and a waiter's bytes are counted: README.md's 2 KiB). No
+  // directory holds 2^32 contenders.
+  static constexpr std::uint32_t no_position = UINT32_MAX;
+  std::uint32_t queue_position_ = no_position;
+  lock_kind kind_;
 };
 
 }  // namespace zkwire::recipes::detail
