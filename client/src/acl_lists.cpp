@@ -8,7 +8,7 @@ namespace zkwire::detail {
 namespace {
 
 // Enough spares for a pipeline of creates in flight at once; lists longer than `max_entries` are not kept.
-constexpr std::size_t keep = 256;
+constexpr std::size_t lists_kept = 256;
 constexpr std::size_t max_entries = 8;
 
 struct spare_lists {
@@ -39,10 +39,10 @@ std::vector<proto::acl> copy_acl_list(const std::vector<proto::acl>& acl) {
 }
 
 void recycle_acl_list(std::vector<proto::acl>&& list) noexcept {
-  if (spares_gone || list.capacity() == 0 || list.capacity() > max_entries || spares.lists.size() >= keep) return;
-  if (spares.lists.capacity() < keep) {
+  if (spares_gone || list.capacity() == 0 || list.capacity() > max_entries || spares.lists.size() >= lists_kept) return;
+  if (spares.lists.capacity() < lists_kept) {
     try {
-      spares.lists.reserve(keep);  // once per thread; then the push below never allocates
+      spares.lists.reserve(lists_kept);  // once per thread; then the push below never allocates
     } catch (const std::bad_alloc&) {
       return;
     }

@@ -11,7 +11,7 @@
 namespace zkwire {
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_line(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -51,8 +51,8 @@ std::string parse_member(std::string_view value, ensemble_member& m) {
   std::string_view server = value;
   std::optional<std::string_view> client;
   if (const auto semi = value.find(';'); semi != std::string_view::npos) {
-    server = trim(value.substr(0, semi));
-    client = trim(value.substr(semi + 1));
+    server = trim_line(value.substr(0, semi));
+    client = trim_line(value.substr(semi + 1));
   }
   std::string_view host;
   std::string_view rest;
@@ -110,13 +110,13 @@ std::error_code parse_ensemble_config(std::string_view text, ensemble_config& ou
   while (!text.empty()) {
     ++line_number;
     const auto newline = text.find('\n');
-    const std::string_view line = trim(text.substr(0, newline));
+    const std::string_view line = trim_line(text.substr(0, newline));
     text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
     if (line.empty()) continue;
     const auto eq = line.find('=');
     if (eq == std::string_view::npos) return fail(line, "expected key=value");
-    const std::string_view key = trim(line.substr(0, eq));
-    const std::string_view value = trim(line.substr(eq + 1));
+    const std::string_view key = trim_line(line.substr(0, eq));
+    const std::string_view value = trim_line(line.substr(eq + 1));
     if (key == "version") {
       std::int64_t version = 0;
       const auto* end = value.data() + value.size();

@@ -1,6 +1,6 @@
 // The memory of pending operations (pending_op::operator new/delete): a per-thread free list per size class, so
 // that a request's completion state, allocated by the initiating function and freed when its handler has run,
-// reuses the block of the previous request instead of a heap allocation per request. Up to `keep` blocks per
+// reuses the block of the previous request instead of a heap allocation per request. Up to `blocks_kept` blocks per
 // class are kept (enough for a pipeline of that many requests); the rest go back to the heap. A block freed on
 // another thread (the blocking client's loop thread) joins that thread's list.
 
@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::size_t granule = 64;
 constexpr std::size_t classes = 16;  // blocks of 64 .. 1024 bytes
-constexpr std::size_t keep = 256;
+constexpr std::size_t blocks_kept = 256;
 
 struct free_block {
   free_block* next;
@@ -71,7 +71,7 @@ void* pending_op::operator new(std::size_t size) {
 void pending_op::operator delete(void* p, std::size_t size) noexcept {
   if (p == nullptr) return;
   const std::size_t c = class_of(size);
-  if (c == 0 || cache_gone || cache.counts.at(c - 1) >= keep) {
+  if (c == 0 || cache_gone || cache.counts.at(c - 1) >= blocks_kept) {
     ::operator delete(p);
     return;
   }

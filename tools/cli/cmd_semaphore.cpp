@@ -35,7 +35,7 @@ std::chrono::milliseconds milliseconds_of(const std::string& text, std::string_v
 }
 
 // Options and PATH go to CLI11; everything after the first "--" is the command, untouched.
-semaphore_request request_from(const std::vector<std::string>& arguments) {
+semaphore_request semaphore_request_from(const std::vector<std::string>& arguments) {
   const auto separator = std::find(arguments.begin(), arguments.end(), "--");
   const std::vector<std::string> own(arguments.begin(), separator);
   CLI::App app{"", "semaphore"};
@@ -91,7 +91,7 @@ class held_lease final : public held_resource {
 };
 
 int run_semaphore_command(const command_context& context) {
-  const semaphore_request request = request_from(context.args);
+  const semaphore_request request = semaphore_request_from(context.args);
   hold_spec spec;
   spec.name = "semaphore";
   spec.node_variable = "ZKWIRE_LEASE_NODE";
