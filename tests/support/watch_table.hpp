@@ -41,13 +41,22 @@ inline std::optional<std::size_t> number_after(const std::string& text, const st
   return n;
 }
 
-// The server's child watches: mntr's count of all watches minus wchs's count of data watches (nullopt if either
-// reply lacks its number). Ask wchs first: a data watch added between the two replies could only make it larger.
-inline std::optional<std::size_t> child_watch_count(const std::string& wchs, const std::string& mntr) {
-  const auto data = number_after(wchs, "Total watches:");
-  const auto all = number_after(mntr, "zk_watch_count");
-  if (!data || !all || *all < *data) return std::nullopt;
-  return *all - *data;
+// The server's watches by kind at one moment: data watches (wchs) and child watches (mntr's count of all minus them).
+struct watch_counts {
+  std::size_t data = 0;
+  std::size_t child = 0;
+};
+
+// watch_counts from a wchs, mntr, wchs sequence of replies (`ask(word)` returns one), or nullopt when the two wchs
+// disagree or a reply lacks its number: a data watch armed or fired between the replies would otherwise be counted
+// as a child watch or hide one. Callers retry (eventually) until the tables hold still.
+template <class Ask>
+std::optional<watch_counts> watch_counts_of(Ask ask) {
+  const auto data = number_after(ask("wchs"), "Total watches:");
+  const auto all = number_after(ask("mntr"), "zk_watch_count");
+  const auto data_again = number_after(ask("wchs"), "Total watches:");
+  if (!data || !all || data != data_again || *all < *data) return std::nullopt;
+  return watch_counts{*data, *all - *data};
 }
 
 }  // namespace zkwire::test
