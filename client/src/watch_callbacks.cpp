@@ -24,15 +24,18 @@ proto::watcher_id watch_callbacks::add(watch_registration registration) {
   if (registration.key) {
     keys_.emplace(*registration.key, id);
     key_of_.emplace(id, *registration.key);
+    e.keyed = true;
   }
   entries_.emplace(id, std::move(e));
   return id;
 }
 
 void watch_callbacks::erase(std::map<proto::watcher_id, entry>::iterator it) {
-  if (auto key = key_of_.find(it->first); key != key_of_.end()) {
-    keys_.erase(key->second);
-    key_of_.erase(key);
+  if (it->second.keyed) {
+    if (auto key = key_of_.find(it->first); key != key_of_.end()) {
+      keys_.erase(key->second);
+      key_of_.erase(key);
+    }
   }
   entries_.erase(it);
 }

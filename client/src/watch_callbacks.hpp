@@ -61,6 +61,7 @@ class watch_callbacks {
   struct entry {
     std::variant<watch_callback, std::shared_ptr<watch_state>> target;
     std::uint32_t in_flight = 0;  // requests submitted with this watcher and not completed
+    bool keyed = false;
   };
   static void notify(entry& e, const watch_event& event, bool post);
   void erase(std::map<proto::watcher_id, entry>::iterator it);
