@@ -94,20 +94,25 @@ int session_event_state(const zkwire::state_event& e) {
 // every other watcher waiting for an event, each (function, context) once; per-call watchers hear of an expiry
 // from their own final delivery).
 void on_state(zhandle_t* zh, const zkwire::state_event& e) {
-  zh->state = state_to_c(e.to);
-  if (e.to == zkwire::session_state::expired || e.to == zkwire::session_state::auth_failed) zh->unrecoverable = true;
+  // The session's facts first, the state last: a program polling zoo_state reads zoo_client_id as soon as it sees
+  // ZOO_CONNECTED_STATE, without a lock (the pointer is the C API's), so both must describe the session by then.
   if (e.to == zkwire::session_state::connected || e.to == zkwire::session_state::connected_read_only) {
     const auto host = zh->client->connected_host();
     const std::string password = zh->client->session_password();
     const std::lock_guard lock(zh->info_mutex);
-    zh->client_id.client_id = zh->client->session_id();
-    std::memcpy(zh->client_id.passwd, password.data(), std::min(password.size(), sizeof zh->client_id.passwd));
+    clientid_t id{};
+    id.client_id = zh->client->session_id();
+    std::memcpy(id.passwd, password.data(), std::min(password.size(), sizeof id.passwd));
+    // A reconnect resumes the same session: leave the bytes a reader may hold alone unless they change.
+    if (std::memcmp(&id, &zh->client_id, sizeof id) != 0) zh->client_id = id;
     zh->current_server = host ? zkwire::to_string(*host) : std::string();
     zh->negotiated_timeout = static_cast<int>(zh->client->session_timeout().count());
   } else {
     const std::lock_guard lock(zh->info_mutex);
     zh->current_server.clear();
   }
+  if (e.to == zkwire::session_state::expired || e.to == zkwire::session_state::auth_failed) zh->unrecoverable = true;
+  zh->state = state_to_c(e.to);
   const int state = session_event_state(e);
   if (state == 0) return;
   if (state == ZOO_CONNECTED_STATE || state == ZOO_READONLY_STATE) {

@@ -125,6 +125,40 @@ static void negotiated_timeout(void) {
   ct_latch_destroy(&session.events);
 }
 
+/* A program that polls zoo_state instead of waiting for the session event reads zoo_client_id,
+ * zoo_recv_timeout and zoo_get_current_server as soon as the state says connected: they describe the new session
+ * by then (a handle that published the state first gave out a zero session id for a moment). Polled without a
+ * pause, over several handles, so that the moment is met when it exists. */
+static void connected_state_published_last(void) {
+  for (int round = 0; round < 20; ++round) {
+    zhandle_t* zh = zookeeper_init(ct_hosts(), NULL, CT_SESSION_TIMEOUT_MS, NULL, NULL, 0);
+    if (zh == NULL) {
+      ct_fail(__FILE__, __LINE__, "zookeeper_init: %s", strerror(errno));
+      return;
+    }
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int connected = 0;
+    for (;;) {
+      if (zoo_state(zh) == ZOO_CONNECTED_STATE) {
+        connected = 1;
+        break;
+      }
+      struct timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 > CT_WAIT_MS) break;
+    }
+    CT_CHECK(connected);
+    if (connected) {
+      CT_CHECK(zoo_client_id(zh)->client_id != 0);
+      CT_CHECK_INT(zoo_recv_timeout(zh), CT_SESSION_TIMEOUT_MS);
+      const char* server = zoo_get_current_server(zh);
+      CT_CHECK(server != NULL && server[0] != '\0');
+    }
+    CT_CHECK_RC(zookeeper_close(zh), ZOK);
+  }
+}
+
 /* zookeeper_init's context is the handle's context until zoo_set_context replaces it. */
 static void handle_context(void) {
   struct ct_session session;
@@ -211,9 +245,13 @@ static void sync_then_read(void) {
 
 int main(void) {
   static const struct ct_case cases[] = {
-      {"resume_by_client_id", resume_by_client_id}, {"unknown_client_id", unknown_client_id},
-      {"negotiated_timeout", negotiated_timeout},   {"handle_context", handle_context},
-      {"calls_after_expiry", calls_after_expiry},   {"sync_then_read", sync_then_read},
+      {"resume_by_client_id", resume_by_client_id},
+      {"unknown_client_id", unknown_client_id},
+      {"negotiated_timeout", negotiated_timeout},
+      {"handle_context", handle_context},
+      {"calls_after_expiry", calls_after_expiry},
+      {"sync_then_read", sync_then_read},
+      {"connected_state_published_last", connected_state_published_last},
   };
   return ct_main(cases, (int)(sizeof cases / sizeof cases[0]));
 }
