@@ -1,19 +1,15 @@
 #include "zkwire/client/connect_string.hpp"
 
-#include <charconv>
 #include <string>
 
+#include "text_fields.hpp"
 #include "zkwire/client/errors.hpp"
 #include "zkwire/proto/path.hpp"
 
 namespace zkwire {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using detail::trim;
 
 std::error_code fail(std::string* reason, std::string text) {
   if (reason != nullptr) *reason = std::move(text);
@@ -64,14 +60,9 @@ std::error_code parse_host(std::string_view entry, host_port& out, const std::st
   }
   out.port = default_port;
   if (has_port) {
-    unsigned value = 0;
-    const auto* first = port_text.data();
-    const auto* last = first + port_text.size();
-    const auto [end, ec] = std::from_chars(first, last, value);
-    if (port_text.empty() || ec != std::errc{} || end != last || value == 0 || value > 65535) {
-      return fail(reason, where + ": port must be 1..65535");
-    }
-    out.port = static_cast<std::uint16_t>(value);
+    const auto port = detail::parse_port(port_text);
+    if (!port) return fail(reason, where + ": port must be 1..65535");
+    out.port = *port;
   }
   return {};
 }

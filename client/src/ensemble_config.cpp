@@ -6,24 +6,19 @@
 #include <charconv>
 #include <utility>
 
+#include "text_fields.hpp"
 #include "zkwire/client/errors.hpp"
 
 namespace zkwire {
 namespace {
 
-std::string_view trim_line(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+// The configuration's lines may end in "\r\n".
+std::string_view trim_line(std::string_view s) { return detail::trim(s, " \t\r"); }
 
 bool parse_port(std::string_view text, std::uint16_t& port) {
-  unsigned value = 0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc{} || ptr != end || value == 0 || value > 65535) return false;
-  port = static_cast<std::uint16_t>(value);
-  return true;
+  const auto parsed = detail::parse_port(text);
+  if (parsed) port = *parsed;
+  return parsed.has_value();
 }
 
 // Splits "host:rest" where host may be "[v6]"; returns false on an unterminated bracket or a missing ':'.
