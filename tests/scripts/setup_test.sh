@@ -51,7 +51,7 @@ setup_with() {
 }
 
 # Some installed, the others unknown to dpkg.
-setup_with g++ cmake python3
+setup_with clang cmake python3
 if ((status != 0)); then
   fail "setup with packages missing: exit status $status"
   cat "$work/out"
@@ -61,7 +61,7 @@ install=$(grep '^install ' "$work/apt-calls" 2>/dev/null || true)
 for pkg in libasio-dev default-jre-headless libzookeeper-java; do
   [[ " $install " == *" $pkg "* ]] || fail "setup with packages missing: $pkg not installed (apt-get $install)"
 done
-for pkg in g++ cmake python3; do
+for pkg in clang cmake python3; do
   [[ " $install " != *" $pkg "* ]] || fail "setup with packages missing: $pkg installed again (apt-get $install)"
 done
 
