@@ -39,9 +39,16 @@ inline const std::filesystem::path& curator_worker_classes() {
   return compiled;
 }
 
-// The java command line of worker class `worker`: the JVM, a small heap, the classpath, the class.
+// The java command line of worker class `worker`: the JVM, a small heap, the classpath, the class. Like the test
+// servers (member_config.cpp), the quick compiler alone and the serial collector: a worker lives seconds.
 inline std::vector<std::string> curator_worker_command(const std::string& worker) {
-  return {find_on_path("java"), "-Xmx128m", "-cp", curator_worker_classes().string() + ":" + curator_classpath, worker};
+  return {find_on_path("java"),
+          "-Xmx128m",
+          "-XX:TieredStopAtLevel=1",
+          "-XX:+UseSerialGC",
+          "-cp",
+          curator_worker_classes().string() + ":" + curator_classpath,
+          worker};
 }
 
 }  // namespace zkwire::test

@@ -102,7 +102,14 @@ void write_member_config(const member_paths& paths, std::size_t index, const std
 }
 
 std::vector<std::string> member_command(const member_paths& paths, const cluster_options& options) {
-  std::vector<std::string> argv{find_on_path("java"), "-Xmx256m", "-Dzookeeper.extendedTypesEnabled=true",
+  // A test's server lives seconds and serves little: the quick compiler alone (no second tier optimizing for peak
+  // throughput) and the serial collector (no collector threads per core) take less of the machine's CPU, which the
+  // test programs beside it need (docs/testing.md#ci-time; scripts/zk starts its servers with the same flags).
+  std::vector<std::string> argv{find_on_path("java"),
+                                "-Xmx256m",
+                                "-XX:TieredStopAtLevel=1",
+                                "-XX:+UseSerialGC",
+                                "-Dzookeeper.extendedTypesEnabled=true",
                                 "-Dznode.container.checkIntervalMs=500"};
   argv.insert(argv.end(), options.jvm_flags.begin(), options.jvm_flags.end());
   argv.insert(argv.end(), {"-cp",
