@@ -2,7 +2,8 @@
 # scripts/zk start on a run dir whose members died without a stop (kill -9) restarts them with their old config,
 # port and data, as `scripts/zk --help` promises; a start after `stop` begins afresh. For a standalone server and
 # a 3-member ensemble. `scripts/zk kill` is such a crash too; --max-client-cnxns reaches zoo.cfg; a start on the
-# port of a member just stopped succeeds although the member's closed connections hold it in TIME_WAIT.
+# port of a member just stopped succeeds although the member's closed connections hold it in TIME_WAIT; a stop ends
+# although nothing reaps the stopped member.
 # usage: tests/tools/zk_script_test.sh [SCRIPT]   (SCRIPT: the zk script to test; default the repository's)
 set -euo pipefail
 
@@ -69,8 +70,25 @@ check_kill_and_port() {
   "$ZK" stop --dir "$dir" >/dev/null
 }
 
+# check_stop_unreaped: in the run dir RUN/unreaped. A member's JVM outlives the `zk start` that launched it and is
+# adopted by the nearest subreaper (or the first process): where that one never reaps, a stopped member stays a
+# zombie, which `zk stop` must count as gone. Here a subreaper that reaps nothing runs the start and the stop.
+check_stop_unreaped() {
+  local dir=$RUN/unreaped status
+  status=$(python3 - "$ZK" "$dir" <<'PY'
+import ctypes, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER; the members' zombies stay until this exits
+zk, run_dir = sys.argv[1], sys.argv[2]
+subprocess.run([zk, "start", "--dir", run_dir], check=True, stdout=subprocess.DEVNULL)
+print(subprocess.run(["timeout", "60", zk, "stop", "--dir", run_dir], stdout=subprocess.DEVNULL).returncode)
+PY
+  ) || fail "unreaped: start failed"
+  [[ $status == 0 ]] || fail "unreaped: zk stop did not end (status $status) while the stopped member was a zombie"
+}
+
 check_restart standalone
 check_restart ensemble --ensemble 3
 check_kill_and_port
+check_stop_unreaped
 echo "PASS: killed members restart with their config, port and data (also after zk kill); a start after stop begins" \
-  "afresh, also on the port just freed; --max-client-cnxns reaches zoo.cfg"
+  "afresh, also on the port just freed; --max-client-cnxns reaches zoo.cfg; a stop ends while nothing reaps a member"
